@@ -1,0 +1,278 @@
+//! `Bitboard`: a set of squares as 512 bits, one `u64` per layer (word z = layer z).
+//!
+//! Within a word, bit `rank * 8 + file` is the square, so moves inside a layer
+//! are ordinary 64-bit shifts (masked at the a- and h-files) and moves across
+//! layers move whole words.
+
+use super::square::Square;
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not, Sub, SubAssign};
+
+/// The a-file of one layer.
+pub const FILE_A: u64 = 0x0101_0101_0101_0101;
+/// The h-file of one layer.
+pub const FILE_H: u64 = FILE_A << 7;
+/// Rank 1 of one layer.
+pub const RANK_1: u64 = 0xff;
+
+/// A set of squares of the 8×8×8 cube.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Bitboard(pub [u64; 8]);
+
+impl Bitboard {
+    /// The empty set.
+    pub const EMPTY: Bitboard = Bitboard([0; 8]);
+    /// All 512 squares.
+    pub const FULL: Bitboard = Bitboard([!0; 8]);
+
+    /// The set holding only `sq`.
+    #[inline]
+    pub const fn from_square(sq: Square) -> Bitboard {
+        let mut w = [0u64; 8];
+        w[sq.index() >> 6] = 1 << (sq.index() & 63);
+        Bitboard(w)
+    }
+
+    /// Every square of the first `layers` layers.
+    pub const fn layers(layers: u8) -> Bitboard {
+        let mut w = [0u64; 8];
+        let mut z = 0;
+        while z < layers as usize && z < 8 {
+            w[z] = !0;
+            z += 1;
+        }
+        Bitboard(w)
+    }
+
+    /// The squares of one rank (0..8) on every layer.
+    pub const fn rank(rank: u8) -> Bitboard {
+        Bitboard([RANK_1 << (8 * rank); 8])
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0.iter().fold(0, |acc, w| acc | w) == 0
+    }
+
+    /// Whether the set holds any square.
+    #[inline]
+    pub fn any(self) -> bool {
+        !self.is_empty()
+    }
+
+    /// Whether `sq` is in the set.
+    #[inline]
+    pub const fn has(self, sq: Square) -> bool {
+        self.0[sq.index() >> 6] >> (sq.index() & 63) & 1 != 0
+    }
+
+    /// Adds `sq`.
+    #[inline]
+    pub fn set(&mut self, sq: Square) {
+        self.0[sq.index() >> 6] |= 1 << (sq.index() & 63);
+    }
+
+    /// Removes `sq`.
+    #[inline]
+    pub fn clear(&mut self, sq: Square) {
+        self.0[sq.index() >> 6] &= !(1 << (sq.index() & 63));
+    }
+
+    /// Flips `sq` in or out.
+    #[inline]
+    pub fn toggle(&mut self, sq: Square) {
+        self.0[sq.index() >> 6] ^= 1 << (sq.index() & 63);
+    }
+
+    /// The number of squares in the set.
+    #[inline]
+    pub fn count(self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Whether the set holds two or more squares.
+    #[inline]
+    pub fn more_than_one(self) -> bool {
+        self.count() > 1
+    }
+
+    /// The lowest square, if any.
+    #[inline]
+    pub fn first(self) -> Option<Square> {
+        for (z, &w) in self.0.iter().enumerate() {
+            if w != 0 {
+                return Some(Square::from_index_unchecked(z * 64 + w.trailing_zeros() as usize));
+            }
+        }
+        None
+    }
+
+    /// The set moved by (dx, dy, dz) with |dx|, |dz| ≤ 1 and |dy| ≤ 2; squares
+    /// pushed off a file, rank or layer edge vanish, never wrap.
+    #[inline(always)]
+    pub fn shift(self, dx: i32, dy: i32, dz: i32) -> Bitboard {
+        let mut out = [0u64; 8];
+        for (z, &w) in self.0.iter().enumerate() {
+            let t = z as i32 + dz;
+            if !(0..8).contains(&t) {
+                continue;
+            }
+            let w = match dx {
+                1 => w & !FILE_H,
+                -1 => w & !FILE_A,
+                _ => w,
+            };
+            let s = dx + 8 * dy;
+            out[t as usize] = if s >= 0 { w << s } else { w >> -s };
+        }
+        Bitboard(out)
+    }
+}
+
+impl From<Square> for Bitboard {
+    fn from(sq: Square) -> Bitboard {
+        Bitboard::from_square(sq)
+    }
+}
+
+macro_rules! binop {
+    ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:tt) => {
+        impl $tr for Bitboard {
+            type Output = Bitboard;
+            #[inline(always)]
+            fn $f(self, rhs: Bitboard) -> Bitboard {
+                let mut out = self.0;
+                for (o, r) in out.iter_mut().zip(rhs.0) {
+                    *o = *o $op r;
+                }
+                Bitboard(out)
+            }
+        }
+        impl $atr for Bitboard {
+            #[inline(always)]
+            fn $af(&mut self, rhs: Bitboard) {
+                *self = *self $op rhs;
+            }
+        }
+    };
+}
+binop!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
+binop!(BitOr, bitor, BitOrAssign, bitor_assign, |);
+binop!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
+
+impl Sub for Bitboard {
+    type Output = Bitboard;
+    /// Set difference: the squares of `self` not in `rhs`.
+    #[inline(always)]
+    fn sub(self, rhs: Bitboard) -> Bitboard {
+        self & !rhs
+    }
+}
+
+impl SubAssign for Bitboard {
+    #[inline(always)]
+    fn sub_assign(&mut self, rhs: Bitboard) {
+        *self = *self - rhs;
+    }
+}
+
+impl Not for Bitboard {
+    type Output = Bitboard;
+    #[inline(always)]
+    fn not(self) -> Bitboard {
+        Bitboard(self.0.map(|w| !w))
+    }
+}
+
+/// Iterates the squares of a bitboard from lowest to highest.
+pub struct Squares {
+    words: [u64; 8],
+    z: usize,
+}
+
+impl Iterator for Squares {
+    type Item = Square;
+    #[inline]
+    fn next(&mut self) -> Option<Square> {
+        while self.z < 8 {
+            let w = self.words[self.z];
+            if w != 0 {
+                self.words[self.z] = w & (w - 1);
+                return Some(Square::from_index_unchecked(self.z * 64 + w.trailing_zeros() as usize));
+            }
+            self.z += 1;
+        }
+        None
+    }
+}
+
+impl IntoIterator for Bitboard {
+    type Item = Square;
+    type IntoIter = Squares;
+    fn into_iter(self) -> Squares {
+        Squares { words: self.0, z: 0 }
+    }
+}
+
+impl FromIterator<Square> for Bitboard {
+    fn from_iter<I: IntoIterator<Item = Square>>(iter: I) -> Bitboard {
+        let mut bb = Bitboard::EMPTY;
+        for sq in iter {
+            bb.set(sq);
+        }
+        bb
+    }
+}
+
+impl std::fmt::Debug for Bitboard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.into_iter().map(|s| s.to_string())).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(x: u8, y: u8, z: u8) -> Square {
+        Square::new(x, y, z)
+    }
+
+    #[test]
+    fn set_algebra_and_iteration() {
+        let a: Bitboard = [sq(0, 0, 0), sq(7, 7, 7), sq(3, 4, 5)].into_iter().collect();
+        let b: Bitboard = [sq(3, 4, 5)].into_iter().collect();
+        assert_eq!(a.count(), 3);
+        assert_eq!((a - b).count(), 2);
+        assert_eq!(a & b, b);
+        assert_eq!((a | b), a);
+        assert_eq!((a ^ b).count(), 2);
+        assert_eq!((!a).count(), 509);
+        assert_eq!(a.first(), Some(sq(0, 0, 0)));
+        assert_eq!(a.into_iter().collect::<Vec<_>>(), vec![sq(0, 0, 0), sq(3, 4, 5), sq(7, 7, 7)]);
+        assert!(Bitboard::EMPTY.is_empty());
+        assert!(a.more_than_one() && !b.more_than_one());
+    }
+
+    #[test]
+    fn shifts_never_wrap_in_any_of_the_26_directions() {
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    if (dx, dy, dz) == (0, 0, 0) {
+                        continue;
+                    }
+                    for i in 0..512 {
+                        let s = Square::from_index(i).unwrap();
+                        let moved = Bitboard::from(s).shift(dx, dy, dz);
+                        let expect: Bitboard = s.offset(dx as i8, dy as i8, dz as i8, 8).into_iter().collect();
+                        assert_eq!(moved, expect, "{s} by ({dx},{dy},{dz})");
+                    }
+                }
+            }
+        }
+        // Two ranks at once, as a double pawn step does.
+        assert_eq!(Bitboard::from(sq(4, 1, 3)).shift(0, 2, 0), Bitboard::from(sq(4, 3, 3)));
+        assert!(Bitboard::from(sq(4, 6, 3)).shift(0, 2, 0).is_empty());
+    }
+}

@@ -1,0 +1,497 @@
+//! A variant described as data: how each kind moves, the pawn patterns, the
+//! castling table, the promotion set and the board size. One move generator
+//! reads these tables for `hdc` and for `haberkorn` on 3 to 8 layers.
+
+use super::bitboard::Bitboard;
+use super::geometry::{DIRS, Geometry, NUM_DIRS, dir_order};
+use super::piece::{Color, PieceKind};
+use super::square::{NUM_SQUARES, ROMAN, Square};
+use std::fmt;
+use std::sync::OnceLock;
+use thiserror::Error;
+
+/// Which game is played.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum VariantKind {
+    /// HyperDimension Chess: 8 layers, 79 pieces a side, the Duke.
+    Hdc,
+    /// Haberkorn's 3D space chess: 16 pieces a side on a chosen layer, 3 to 8 layers.
+    Haberkorn,
+}
+
+impl VariantKind {
+    /// The protocol name: `hdc` or `haberkorn`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            VariantKind::Hdc => "hdc",
+            VariantKind::Haberkorn => "haberkorn",
+        }
+    }
+}
+
+/// Why a variant could not be set up.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum VariantError {
+    /// Unknown variant name.
+    #[error("unknown variant '{0}' (expected hdc or haberkorn, optionally haberkorn+ep, +castling)")]
+    UnknownName(String),
+    /// Haberkorn layer count outside 3..=8.
+    #[error("haberkorn needs 3 to 8 layers, not {0}")]
+    Layers(u8),
+    /// A setup layer that is not on the board.
+    #[error("setup layer {0} is not on a board of {1} layers")]
+    SetupLayer(u8, u8),
+}
+
+/// A game and its options: everything that decides the legal moves.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Variant {
+    /// The game.
+    pub kind: VariantKind,
+    /// Layers of the board (always 8 in hdc).
+    pub layers: u8,
+    /// Haberkorn: the layer (0-based) White sets up on.
+    pub white_layer: u8,
+    /// Haberkorn: the layer (0-based) Black sets up on.
+    pub black_layer: u8,
+    /// Whether en passant is in force (always in hdc).
+    pub en_passant: bool,
+    /// Whether castling is in force (always in hdc).
+    pub castling: bool,
+}
+
+impl Default for Variant {
+    fn default() -> Variant {
+        Variant::hdc()
+    }
+}
+
+impl Variant {
+    /// HyperDimension Chess.
+    pub const fn hdc() -> Variant {
+        Variant { kind: VariantKind::Hdc, layers: 8, white_layer: 3, black_layer: 3, en_passant: true, castling: true }
+    }
+
+    /// Haberkorn with the defaults: 8 layers, White on IV, Black on V, no en passant, no castling.
+    pub const fn haberkorn() -> Variant {
+        Variant { kind: VariantKind::Haberkorn, layers: 8, white_layer: 3, black_layer: 4, en_passant: false, castling: false }
+    }
+
+    /// Haberkorn on `layers` layers with setup layers (1-based, as players count them) and options.
+    pub fn haberkorn_with(
+        layers: u8,
+        white_layer: u8,
+        black_layer: u8,
+        en_passant: bool,
+        castling: bool,
+    ) -> Result<Variant, VariantError> {
+        if !(3..=8).contains(&layers) {
+            return Err(VariantError::Layers(layers));
+        }
+        for l in [white_layer, black_layer] {
+            if !(1..=layers).contains(&l) {
+                return Err(VariantError::SetupLayer(l, layers));
+            }
+        }
+        Ok(Variant {
+            kind: VariantKind::Haberkorn,
+            layers,
+            white_layer: white_layer - 1,
+            black_layer: black_layer - 1,
+            en_passant,
+            castling,
+        })
+    }
+
+    /// Reads `hdc`, `haberkorn`, `haberkorn+ep`, `haberkorn+castling` or
+    /// `haberkorn+ep+castling` (the perft-vector names), haberkorn on `layers` layers.
+    pub fn from_spec(spec: &str, layers: u8) -> Result<Variant, VariantError> {
+        let mut parts = spec.trim().split('+');
+        let base = parts.next().unwrap_or("");
+        match base {
+            "hdc" if spec.trim() == "hdc" => Ok(Variant::hdc()),
+            "haberkorn" => {
+                let mut v = Variant::haberkorn();
+                v.layers = layers;
+                if !(3..=8).contains(&layers) {
+                    return Err(VariantError::Layers(layers));
+                }
+                v.white_layer = v.white_layer.min(layers - 1);
+                v.black_layer = v.black_layer.min(layers - 1);
+                for p in parts {
+                    match p {
+                        "ep" => v.en_passant = true,
+                        "castling" => v.castling = true,
+                        _ => return Err(VariantError::UnknownName(spec.to_string())),
+                    }
+                }
+                Ok(v)
+            }
+            _ => Err(VariantError::UnknownName(spec.to_string())),
+        }
+    }
+
+    /// The same variant on another layer count (haberkorn only; hdc stays 8).
+    pub fn with_layers(self, layers: u8) -> Result<Variant, VariantError> {
+        match self.kind {
+            VariantKind::Hdc if layers == 8 => Ok(self),
+            VariantKind::Hdc => Err(VariantError::Layers(layers)),
+            VariantKind::Haberkorn if (3..=8).contains(&layers) => Ok(Variant {
+                layers,
+                white_layer: self.white_layer.min(layers - 1),
+                black_layer: self.black_layer.min(layers - 1),
+                ..self
+            }),
+            VariantKind::Haberkorn => Err(VariantError::Layers(layers)),
+        }
+    }
+
+    /// The move tables of this variant, built once.
+    pub fn rules(&self) -> &'static Rules {
+        static TABLES: [OnceLock<Rules>; 7] = [const { OnceLock::new() }; 7];
+        match self.kind {
+            VariantKind::Hdc => TABLES[0].get_or_init(|| Rules::build(VariantKind::Hdc, 8)),
+            VariantKind::Haberkorn => {
+                let l = self.layers.clamp(3, 8);
+                TABLES[l as usize - 2].get_or_init(|| Rules::build(VariantKind::Haberkorn, l))
+            }
+        }
+    }
+
+    /// The 3D-FEN of the start position.
+    pub fn start_fen(&self) -> String {
+        match self.kind {
+            VariantKind::Hdc => HDC_START_FEN.to_string(),
+            VariantKind::Haberkorn => {
+                let layers: Vec<String> = (0..self.layers)
+                    .map(|z| {
+                        let black = z == self.black_layer;
+                        let white = z == self.white_layer;
+                        let top = if black { "rnbqkbnr/pppppppp" } else { "8/8" };
+                        let bottom = if white { "PPPPPPPP/RNBQKBNR" } else { "8/8" };
+                        format!("{top}/8/8/8/8/{bottom}")
+                    })
+                    .collect();
+                let castling = if self.castling { "KQkq" } else { "-" };
+                format!("{} w {castling} - 0 1", layers.join("|"))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            VariantKind::Hdc => write!(f, "hdc"),
+            VariantKind::Haberkorn => {
+                write!(
+                    f,
+                    "haberkorn ({} layers, White on {}, Black on {}",
+                    self.layers, ROMAN[self.white_layer as usize], ROMAN[self.black_layer as usize]
+                )?;
+                if self.en_passant {
+                    write!(f, ", en passant")?;
+                }
+                if self.castling {
+                    write!(f, ", castling")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+/// The start position of HyperDimension Chess.
+pub const HDC_START_FEN: &str = "4r3/pppppppp/8/8/8/8/PPPPPPPP/4R3|4n3/pppppppp/8/8/8/8/PPPPPPPP/4N3|\
+4b3/pppppppp/8/8/8/8/PPPPPPPP/4B3|rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR|\
+4d3/pppppppp/8/8/8/8/PPPPPPPP/4D3|4b3/pppppppp/8/8/8/8/PPPPPPPP/4B3|\
+4n3/pppppppp/8/8/8/8/PPPPPPPP/4N3|4r3/pppppppp/8/8/8/8/PPPPPPPP/4R3 w KQLUkqlu - 0 1";
+
+/// One castling move: which right it uses and which squares it needs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CastleRule {
+    /// The castling-right bit (see [`castle_bit`]).
+    pub right: u8,
+    /// The side that castles.
+    pub color: Color,
+    /// Where the king starts.
+    pub king_from: Square,
+    /// Where the king lands.
+    pub king_to: Square,
+    /// Where the rook starts.
+    pub rook_from: Square,
+    /// Where the rook lands.
+    pub rook_to: Square,
+    /// Squares that must be empty.
+    pub empty: Bitboard,
+    /// Squares the king crosses or lands on, which must not be attacked.
+    pub safe: Bitboard,
+}
+
+/// The castling kinds in FEN-letter order: `K` O-O, `Q` O-O-O, `L` O-Oz, `U` O-O-Oz.
+pub const CASTLE_LETTERS: [char; 4] = ['K', 'Q', 'L', 'U'];
+
+/// The castling-right bit of `color` and kind index (0 K, 1 Q, 2 L, 3 U).
+pub const fn castle_bit(color: Color, kind: usize) -> u8 {
+    1 << (color as usize * 4 + kind)
+}
+
+/// The move tables of one variant on one layer count.
+pub struct Rules {
+    /// The game.
+    pub kind: VariantKind,
+    /// Rays and lines of the board.
+    pub geometry: &'static Geometry,
+    /// `slider_dirs[kind]`: the directions that kind slides in (empty for leapers).
+    pub slider_dirs: [Vec<usize>; PieceKind::COUNT],
+    /// `slides_along[d]`: the kinds (bit `1 << kind`) that slide along direction `d`.
+    pub slides_along: [u8; NUM_DIRS],
+    /// Knight targets from each square.
+    pub knight: Vec<Bitboard>,
+    /// King targets from each square.
+    pub king: Vec<Bitboard>,
+    /// `pawn_captures[color][sq]`: squares a pawn of `color` on `sq` captures onto.
+    pub pawn_captures: [Vec<Bitboard>; 2],
+    /// Pawn capture vectors (dx, dz), rank step being the colour's forward.
+    pub pawn_capture_vectors: &'static [(i32, i32)],
+    /// Pawn single-step layer changes dz (rank step forward, file fixed).
+    pub pawn_push_layers: &'static [i32],
+    /// What a pawn may promote to, best first.
+    pub promotions: &'static [PieceKind],
+    /// Every castling move this variant knows, for both colours.
+    pub castles: Vec<CastleRule>,
+}
+
+const HDC_PAWN_CAPTURES: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+const HABERKORN_PAWN_CAPTURES: [(i32, i32); 6] = [(-1, 0), (1, 0), (-1, -1), (1, -1), (-1, 1), (1, 1)];
+
+impl Rules {
+    fn build(kind: VariantKind, layers: u8) -> Rules {
+        let geometry = Geometry::get(layers);
+        let mut slider_dirs: [Vec<usize>; PieceKind::COUNT] = Default::default();
+        for d in 0..NUM_DIRS {
+            let (dx, dy, dz) = DIRS[d];
+            let order = dir_order(d);
+            let stair = order == 2 && dz != 0;
+            let flat_diag = order == 2 && dz == 0;
+            let (rook, bishop) = match kind {
+                VariantKind::Hdc => (order == 1, order == 2),
+                VariantKind::Haberkorn => (order == 1 || stair, flat_diag || order == 3),
+            };
+            let _ = (dx, dy);
+            if rook {
+                slider_dirs[PieceKind::Rook.index()].push(d);
+            }
+            if bishop {
+                slider_dirs[PieceKind::Bishop.index()].push(d);
+            }
+            if kind == VariantKind::Hdc && order <= 2 {
+                slider_dirs[PieceKind::Duke.index()].push(d);
+            }
+            slider_dirs[PieceKind::Queen.index()].push(d);
+        }
+        let mut slides_along = [0u8; NUM_DIRS];
+        for (k, dirs) in slider_dirs.iter().enumerate() {
+            for &d in dirs {
+                slides_along[d] |= 1 << k;
+            }
+        }
+        let knight_vectors: Vec<(i8, i8, i8)> = knight_vectors(kind);
+        let leaper = |vectors: &[(i8, i8, i8)]| -> Vec<Bitboard> {
+            (0..NUM_SQUARES)
+                .map(|i| {
+                    let s = Square::from_index_unchecked(i);
+                    if !geometry.board.has(s) {
+                        return Bitboard::EMPTY;
+                    }
+                    vectors.iter().filter_map(|&(x, y, z)| s.offset(x, y, z, layers)).collect()
+                })
+                .collect()
+        };
+        let pawn_capture_vectors: &'static [(i32, i32)] = match kind {
+            VariantKind::Hdc => &HDC_PAWN_CAPTURES,
+            VariantKind::Haberkorn => &HABERKORN_PAWN_CAPTURES,
+        };
+        let pawn_captures = Color::ALL.map(|c| {
+            let f = c.forward() as i8;
+            let v: Vec<(i8, i8, i8)> = pawn_capture_vectors.iter().map(|&(x, z)| (x as i8, f, z as i8)).collect();
+            leaper(&v)
+        });
+        Rules {
+            kind,
+            geometry,
+            slider_dirs,
+            slides_along,
+            knight: leaper(&knight_vectors),
+            king: leaper(&DIRS),
+            pawn_captures,
+            pawn_capture_vectors,
+            pawn_push_layers: match kind {
+                VariantKind::Hdc => &[0],
+                VariantKind::Haberkorn => &[0, 1, -1],
+            },
+            promotions: match kind {
+                VariantKind::Hdc => &[PieceKind::Queen, PieceKind::Duke, PieceKind::Rook, PieceKind::Bishop, PieceKind::Knight],
+                VariantKind::Haberkorn => &[PieceKind::Queen, PieceKind::Rook, PieceKind::Bishop, PieceKind::Knight],
+            },
+            castles: castle_rules(kind, layers),
+        }
+    }
+
+    /// The board's layer count.
+    pub fn layers(&self) -> u8 {
+        self.geometry.layers
+    }
+
+    /// Whether a piece of `kind` slides along direction `d`.
+    #[inline]
+    pub fn slides(&self, kind: PieceKind, d: usize) -> bool {
+        self.slides_along[d] >> kind.index() & 1 != 0
+    }
+
+    /// Whether pieces of `kind` may stand in this variant.
+    pub fn has_kind(&self, kind: PieceKind) -> bool {
+        kind != PieceKind::Duke || self.kind == VariantKind::Hdc
+    }
+
+    /// The castling letters this variant accepts in a FEN (`KQLU` or `KQ`).
+    pub fn castle_letters(&self) -> &'static [char] {
+        match self.kind {
+            VariantKind::Hdc => &CASTLE_LETTERS,
+            VariantKind::Haberkorn => &CASTLE_LETTERS[..2],
+        }
+    }
+}
+
+fn knight_vectors(kind: VariantKind) -> Vec<(i8, i8, i8)> {
+    let mut out = Vec::new();
+    for x in -2i8..=2 {
+        for y in -2i8..=2 {
+            for z in -2i8..=2 {
+                let mut a = [x.abs(), y.abs(), z.abs()];
+                a.sort();
+                let ok = match kind {
+                    // Every permutation of (±1, ±2, 0).
+                    VariantKind::Hdc => a == [0, 1, 2],
+                    // Classical L on a layer, the same one layer up or down, and
+                    // two layers with one step sideways along a file or rank.
+                    VariantKind::Haberkorn => {
+                        (z == 0 && a == [0, 1, 2]) || (z.abs() == 1 && a == [1, 1, 2] && x.abs() + y.abs() == 3)
+                            || (z.abs() == 2 && x.abs() + y.abs() == 1)
+                    }
+                };
+                if ok {
+                    out.push((x, y, z));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn castle_rules(kind: VariantKind, layers: u8) -> Vec<CastleRule> {
+    let mut out = Vec::new();
+    for color in Color::ALL {
+        let r = color.back_rank();
+        let sq = |x: u8, z: u8| Square::new(x, r, z);
+        let set = |v: &[Square]| -> Bitboard { v.iter().copied().collect() };
+        let horizontal = |z: u8, out: &mut Vec<CastleRule>| {
+            out.push(CastleRule {
+                right: castle_bit(color, 0),
+                color,
+                king_from: sq(4, z),
+                king_to: sq(6, z),
+                rook_from: sq(7, z),
+                rook_to: sq(5, z),
+                empty: set(&[sq(5, z), sq(6, z)]),
+                safe: set(&[sq(5, z), sq(6, z)]),
+            });
+            out.push(CastleRule {
+                right: castle_bit(color, 1),
+                color,
+                king_from: sq(4, z),
+                king_to: sq(2, z),
+                rook_from: sq(0, z),
+                rook_to: sq(3, z),
+                empty: set(&[sq(1, z), sq(2, z), sq(3, z)]),
+                safe: set(&[sq(3, z), sq(2, z)]),
+            });
+        };
+        match kind {
+            VariantKind::Hdc => {
+                horizontal(3, &mut out);
+                out.push(CastleRule {
+                    right: castle_bit(color, 2),
+                    color,
+                    king_from: sq(4, 3),
+                    king_to: sq(4, 1),
+                    rook_from: sq(4, 0),
+                    rook_to: sq(4, 2),
+                    empty: set(&[sq(4, 2), sq(4, 1)]),
+                    safe: set(&[sq(4, 2), sq(4, 1)]),
+                });
+                out.push(CastleRule {
+                    right: castle_bit(color, 3),
+                    color,
+                    king_from: sq(4, 3),
+                    king_to: sq(4, 5),
+                    rook_from: sq(4, 7),
+                    rook_to: sq(4, 4),
+                    empty: set(&[sq(4, 4), sq(4, 5), sq(4, 6)]),
+                    safe: set(&[sq(4, 4), sq(4, 5)]),
+                });
+            }
+            VariantKind::Haberkorn => {
+                for z in 0..layers {
+                    horizontal(z, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direction_and_target_counts_match_the_rules() {
+        let hdc = Variant::hdc().rules();
+        let hab = Variant::haberkorn().rules();
+        let n = |r: &Rules, k: PieceKind| r.slider_dirs[k.index()].len();
+        assert_eq!((n(hdc, PieceKind::Rook), n(hdc, PieceKind::Bishop), n(hdc, PieceKind::Duke), n(hdc, PieceKind::Queen)), (6, 12, 18, 26));
+        assert_eq!((n(hab, PieceKind::Rook), n(hab, PieceKind::Bishop), n(hab, PieceKind::Duke), n(hab, PieceKind::Queen)), (14, 12, 0, 26));
+        assert_eq!(knight_vectors(VariantKind::Hdc).len(), 24);
+        assert_eq!(knight_vectors(VariantKind::Haberkorn).len(), 32);
+        let centre = Square::new(3, 3, 3);
+        assert_eq!(hdc.knight[centre.index()].count(), 24);
+        assert_eq!(hab.knight[centre.index()].count(), 32);
+        assert_eq!(hdc.king[centre.index()].count(), 26);
+        assert_eq!(hdc.pawn_captures[0][centre.index()].count(), 4);
+        assert_eq!(hab.pawn_captures[1][centre.index()].count(), 6);
+    }
+
+    #[test]
+    fn knights_always_change_colour() {
+        for (kind, parity) in [(VariantKind::Hdc, 3), (VariantKind::Haberkorn, 2)] {
+            for (x, y, z) in knight_vectors(kind) {
+                let sum = if parity == 3 { x + y + z } else { x + y };
+                assert_eq!(sum.rem_euclid(2), 1, "{kind:?} ({x},{y},{z})");
+            }
+        }
+    }
+
+    #[test]
+    fn haberkorn_start_fen_places_each_army_on_its_layer() {
+        let v = Variant::haberkorn_with(3, 1, 3, false, true).unwrap();
+        assert_eq!(
+            v.start_fen(),
+            "8/8/8/8/8/8/PPPPPPPP/RNBQKBNR|8/8/8/8/8/8/8/8|rnbqkbnr/pppppppp/8/8/8/8/8/8 w KQkq - 0 1"
+        );
+        assert!(Variant::haberkorn_with(2, 1, 1, false, false).is_err());
+        assert!(Variant::haberkorn_with(5, 6, 1, false, false).is_err());
+        assert!(Variant::from_spec("haberkorn+ep+castling", 5).unwrap().castling);
+        assert!(Variant::from_spec("chess", 8).is_err());
+    }
+}
