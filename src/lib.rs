@@ -3,3 +3,4 @@
 
 pub mod core;
 pub mod perft;
+pub mod search;

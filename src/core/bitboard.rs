@@ -136,14 +136,14 @@ impl From<Square> for Bitboard {
 }
 
 macro_rules! binop {
-    ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:tt) => {
+    ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:tt, $aop:tt) => {
         impl $tr for Bitboard {
             type Output = Bitboard;
             #[inline(always)]
             fn $f(self, rhs: Bitboard) -> Bitboard {
                 let mut out = self.0;
                 for (o, r) in out.iter_mut().zip(rhs.0) {
-                    *o = *o $op r;
+                    *o $aop r;
                 }
                 Bitboard(out)
             }
@@ -156,9 +156,9 @@ macro_rules! binop {
         }
     };
 }
-binop!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
-binop!(BitOr, bitor, BitOrAssign, bitor_assign, |);
-binop!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
+binop!(BitAnd, bitand, BitAndAssign, bitand_assign, &, &=);
+binop!(BitOr, bitor, BitOrAssign, bitor_assign, |, |=);
+binop!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^, ^=);
 
 impl Sub for Bitboard {
     type Output = Bitboard;

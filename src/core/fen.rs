@@ -146,7 +146,12 @@ impl Position {
                     x += 1;
                 }
                 if x != 8 {
-                    return Err(FenError::RankLength { layer: ROMAN[z], rank: y + 1, text: rank_text.to_string(), found: x });
+                    return Err(FenError::RankLength {
+                        layer: ROMAN[z],
+                        rank: y + 1,
+                        text: rank_text.to_string(),
+                        found: x,
+                    });
                 }
             }
         }
@@ -174,8 +179,8 @@ impl Position {
             }
         };
         let half = clock(4, "half-move clock", 0)?;
-        pos.halfmove = u16::try_from(half)
-            .map_err(|_| FenError::Clock { which: "half-move clock", text: half.to_string() })?;
+        pos.halfmove =
+            u16::try_from(half).map_err(|_| FenError::Clock { which: "half-move clock", text: half.to_string() })?;
         pos.fullmove = clock(5, "full-move number", 1)?.max(1);
         if pos.is_attacked(pos.king(!pos.side), pos.side) {
             return Err(FenError::OpponentInCheck);
@@ -196,10 +201,9 @@ impl Position {
         let letters = self.rules.castle_letters();
         for c in field.chars() {
             let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
-            let kind = letters
-                .iter()
-                .position(|&l| l == c.to_ascii_uppercase())
-                .ok_or_else(|| err(format!("'{c}' is not a castling letter here ({})", letters.iter().collect::<String>())))?;
+            let kind = letters.iter().position(|&l| l == c.to_ascii_uppercase()).ok_or_else(|| {
+                err(format!("'{c}' is not a castling letter here ({})", letters.iter().collect::<String>()))
+            })?;
             let bit = castle_bit(color, kind);
             if self.castling & bit != 0 {
                 return Err(err(format!("'{c}' appears twice")));
@@ -253,12 +257,19 @@ impl Position {
         let target_rank = if mover == Color::White { 2 } else { 5 };
         for (i, t) in targets.iter().enumerate() {
             if t.rank() != target_rank {
-                return Err(err(format!("{t} is not on rank {} (the side to move is {})", target_rank + 1, color_name(self.side))));
+                return Err(err(format!(
+                    "{t} is not on rank {} (the side to move is {})",
+                    target_rank + 1,
+                    color_name(self.side)
+                )));
             }
             if self.piece_at(*t).is_some() {
                 return Err(err(format!("{t} is occupied")));
             }
-            if t.file() != victim.file() || victim.rank() as i8 != t.rank() as i8 + f || t.layer().abs_diff(victim.layer()) > 1 {
+            if t.file() != victim.file()
+                || victim.rank() as i8 != t.rank() as i8 + f
+                || t.layer().abs_diff(victim.layer()) > 1
+            {
                 return Err(err(format!("{t} is not passed over by a double step to {victim}")));
             }
             if i == 1 && targets[0] == *t {

@@ -95,7 +95,8 @@ impl Position {
         let ours = self.by_color[us.index()];
         let theirs = self.by_color[(!us).index()];
         let occ = ours | theirs;
-        let mut view = KingView { checkers: 0, check_mask: Bitboard::EMPTY, pinned: Bitboard::EMPTY, pins: ArrayVec::new() };
+        let mut view =
+            KingView { checkers: 0, check_mask: Bitboard::EMPTY, pinned: Bitboard::EMPTY, pins: ArrayVec::new() };
         let ki = king.index();
         let leapers = (r.knight[ki] & self.by_kind[PieceKind::Knight.index()])
             | (r.pawn_captures[us.index()][ki] & self.by_kind[PieceKind::Pawn.index()]);
@@ -168,7 +169,7 @@ impl Position {
 
         // Knights: a pinned knight can never stay on its line.
         for sq in self.pieces(us, PieceKind::Knight) - view.pinned {
-            sink.targets(sq, r.knight[sq.index()] & mask - ours);
+            sink.targets(sq, r.knight[sq.index()] & (mask - ours));
         }
 
         // Sliders.
@@ -191,7 +192,7 @@ impl Position {
             if view.pinned.has(sq) {
                 m &= pin_line(sq);
             }
-            sink.targets(sq, attacks & m - ours);
+            sink.targets(sq, attacks & (m - ours));
         }
 
         // Pawns: unpinned ones as one set, pinned ones one by one.
@@ -228,7 +229,14 @@ impl Position {
 
     /// Pawn steps, double steps and captures of the pawns in `pawns`, landing in `mask`.
     #[inline]
-    fn pawn_moves<S: MoveSink>(&self, sink: &mut S, pawns: Bitboard, mask: Bitboard, theirs: Bitboard, empty: Bitboard) {
+    fn pawn_moves<S: MoveSink>(
+        &self,
+        sink: &mut S,
+        pawns: Bitboard,
+        mask: Bitboard,
+        theirs: Bitboard,
+        empty: Bitboard,
+    ) {
         if pawns.is_empty() {
             return;
         }
@@ -289,4 +297,3 @@ impl Position {
         self.legal_moves().contains(&m)
     }
 }
-

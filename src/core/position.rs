@@ -391,7 +391,8 @@ impl Position {
         self.halfmove += 1;
         match m.flag() {
             MoveFlag::Castle => {
-                if let Some(rule) = self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to).copied()
+                if let Some(rule) =
+                    self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to).copied()
                 {
                     let rook = Piece::new(us, PieceKind::Rook);
                     self.remove_piece(rule.rook_from, rook);

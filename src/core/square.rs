@@ -91,11 +91,7 @@ impl Square {
     /// Reads `e2-IV` (hyphen or en dash) on a board of `layers` layers.
     pub fn parse(text: &str, layers: u8) -> Result<Square, SquareError> {
         let (sq, rest) = Square::parse_prefix(text, layers)?;
-        if rest.is_empty() {
-            Ok(sq)
-        } else {
-            Err(SquareError::Malformed(text.to_string()))
-        }
+        if rest.is_empty() { Ok(sq) } else { Err(SquareError::Malformed(text.to_string())) }
     }
 
     /// Reads a square from the front of `text`, returning it and the rest.
@@ -134,13 +130,7 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}-{}",
-            (b'a' + self.file()) as char,
-            self.rank() + 1,
-            ROMAN[self.layer() as usize]
-        )
+        write!(f, "{}{}-{}", (b'a' + self.file()) as char, self.rank() + 1, ROMAN[self.layer() as usize])
     }
 }
 

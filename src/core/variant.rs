@@ -74,7 +74,14 @@ impl Variant {
 
     /// Haberkorn with the defaults: 8 layers, White on IV, Black on V, no en passant, no castling.
     pub const fn haberkorn() -> Variant {
-        Variant { kind: VariantKind::Haberkorn, layers: 8, white_layer: 3, black_layer: 4, en_passant: false, castling: false }
+        Variant {
+            kind: VariantKind::Haberkorn,
+            layers: 8,
+            white_layer: 3,
+            black_layer: 4,
+            en_passant: false,
+            castling: false,
+        }
     }
 
     /// Haberkorn on `layers` layers with setup layers (1-based, as players count them) and options.
@@ -269,8 +276,7 @@ impl Rules {
     fn build(kind: VariantKind, layers: u8) -> Rules {
         let geometry = Geometry::get(layers);
         let mut slider_dirs: [Vec<usize>; PieceKind::COUNT] = Default::default();
-        for d in 0..NUM_DIRS {
-            let (dx, dy, dz) = DIRS[d];
+        for (d, &(_, _, dz)) in DIRS.iter().enumerate() {
             let order = dir_order(d);
             let stair = order == 2 && dz != 0;
             let flat_diag = order == 2 && dz == 0;
@@ -278,7 +284,6 @@ impl Rules {
                 VariantKind::Hdc => (order == 1, order == 2),
                 VariantKind::Haberkorn => (order == 1 || stair, flat_diag || order == 3),
             };
-            let _ = (dx, dy);
             if rook {
                 slider_dirs[PieceKind::Rook.index()].push(d);
             }
@@ -331,7 +336,9 @@ impl Rules {
                 VariantKind::Haberkorn => &[0, 1, -1],
             },
             promotions: match kind {
-                VariantKind::Hdc => &[PieceKind::Queen, PieceKind::Duke, PieceKind::Rook, PieceKind::Bishop, PieceKind::Knight],
+                VariantKind::Hdc => {
+                    &[PieceKind::Queen, PieceKind::Duke, PieceKind::Rook, PieceKind::Bishop, PieceKind::Knight]
+                }
                 VariantKind::Haberkorn => &[PieceKind::Queen, PieceKind::Rook, PieceKind::Bishop, PieceKind::Knight],
             },
             castles: castle_rules(kind, layers),
@@ -376,7 +383,8 @@ fn knight_vectors(kind: VariantKind) -> Vec<(i8, i8, i8)> {
                     // Classical L on a layer, the same one layer up or down, and
                     // two layers with one step sideways along a file or rank.
                     VariantKind::Haberkorn => {
-                        (z == 0 && a == [0, 1, 2]) || (z.abs() == 1 && a == [1, 1, 2] && x.abs() + y.abs() == 3)
+                        (z == 0 && a == [0, 1, 2])
+                            || (z.abs() == 1 && a == [1, 1, 2] && x.abs() + y.abs() == 3)
                             || (z.abs() == 2 && x.abs() + y.abs() == 1)
                     }
                 };
@@ -460,8 +468,14 @@ mod tests {
         let hdc = Variant::hdc().rules();
         let hab = Variant::haberkorn().rules();
         let n = |r: &Rules, k: PieceKind| r.slider_dirs[k.index()].len();
-        assert_eq!((n(hdc, PieceKind::Rook), n(hdc, PieceKind::Bishop), n(hdc, PieceKind::Duke), n(hdc, PieceKind::Queen)), (6, 12, 18, 26));
-        assert_eq!((n(hab, PieceKind::Rook), n(hab, PieceKind::Bishop), n(hab, PieceKind::Duke), n(hab, PieceKind::Queen)), (14, 12, 0, 26));
+        assert_eq!(
+            (n(hdc, PieceKind::Rook), n(hdc, PieceKind::Bishop), n(hdc, PieceKind::Duke), n(hdc, PieceKind::Queen)),
+            (6, 12, 18, 26)
+        );
+        assert_eq!(
+            (n(hab, PieceKind::Rook), n(hab, PieceKind::Bishop), n(hab, PieceKind::Duke), n(hab, PieceKind::Queen)),
+            (14, 12, 0, 26)
+        );
         assert_eq!(knight_vectors(VariantKind::Hdc).len(), 24);
         assert_eq!(knight_vectors(VariantKind::Haberkorn).len(), 32);
         let centre = Square::new(3, 3, 3);
