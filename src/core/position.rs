@@ -104,6 +104,34 @@ pub struct Position {
     pub(crate) history: Vec<u64>,
 }
 
+impl PartialEq for Position {
+    /// Equal when every piece, the side to move, the rights, the en-passant
+    /// state, the clocks, the key and the history agree (the variant too).
+    fn eq(&self, other: &Position) -> bool {
+        self.variant == other.variant
+            && self.by_color == other.by_color
+            && self.by_kind == other.by_kind
+            && self.board == other.board
+            && self.side == other.side
+            && self.castling == other.castling
+            && self.castles == other.castles
+            && self.en_passant == other.en_passant
+            && self.ep_hash == other.ep_hash
+            && self.halfmove == other.halfmove
+            && self.fullmove == other.fullmove
+            && self.key == other.key
+            && self.history == other.history
+    }
+}
+
+impl Eq for Position {}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({} [{}])", self.fen(), self.variant)
+    }
+}
+
 #[inline]
 const fn encode(p: Piece) -> u8 {
     (p.color as u8) << 3 | (p.kind as u8 + 1)
