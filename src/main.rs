@@ -75,7 +75,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
         None => Position::start(variant),
     };
     let start = Instant::now();
-    let total = if args.divide {
+    let total = if args.divide && args.depth > 0 {
         let mut total = 0;
         for (m, n) in cubist::perft::divide(&mut pos, args.depth) {
             println!("{m}: {n}");

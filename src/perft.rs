@@ -38,8 +38,11 @@ pub fn perft_full(pos: &mut Position, depth: u32) -> u64 {
     nodes
 }
 
-/// Perft split by root move, in generation order.
+/// Perft split by root move, in generation order (empty at depth 0).
 pub fn divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
     let list = pos.legal_moves();
     list.into_iter()
         .map(|m| {

@@ -2,13 +2,14 @@
 //! playouts in every variant.
 
 use cubist::core::{Color, GameState, Move, Position, Variant};
+use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use rand::SeedableRng;
 
 fn variants() -> Vec<Variant> {
     let mut v = vec![Variant::hdc(), Variant::haberkorn()];
-    for (layers, w, b, ep, castling) in [(3, 1, 3, true, true), (4, 2, 2, true, false), (5, 1, 5, false, true), (8, 8, 1, true, true)]
+    for (layers, w, b, ep, castling) in
+        [(3, 1, 3, true, true), (4, 2, 2, true, false), (5, 1, 5, false, true), (8, 8, 1, true, true)]
     {
         v.push(Variant::haberkorn_with(layers, w, b, ep, castling).unwrap());
     }

@@ -1,0 +1,61 @@
+//! `cubist perft` as scripts use it: Stockfish's output layout on stdout.
+
+use std::process::Command;
+
+fn cubist(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cubist")).args(args).output().expect("run cubist");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn divide_lists_every_root_move_and_the_total() {
+    let (ok, out, err) = cubist(&["perft", "2", "--divide"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let moves: Vec<&str> = lines.iter().copied().filter(|l| l.contains(": ") && !l.starts_with("Nodes")).collect();
+    assert_eq!(moves.len(), 242);
+    let sum: u64 = moves.iter().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(sum, 58564);
+    assert!(moves.contains(&"e2-IVe4-IV: 242") || moves.iter().any(|l| l.starts_with("e2-IVe4-IV: ")));
+    assert_eq!(*lines.last().unwrap(), "Nodes searched: 58564");
+    assert!(err.contains("nodes/second"), "{err}");
+}
+
+#[test]
+fn haberkorn_options_and_fen() {
+    let (ok, out, _) = cubist(&["perft", "2", "--variant", "haberkorn"]);
+    assert!(ok);
+    assert_eq!(out.trim(), "Nodes searched: 42628");
+    let (ok, out, _) =
+        cubist(&["perft", "1", "--variant", "haberkorn", "--layers", "3", "--white-layer", "1", "--black-layer", "3"]);
+    assert!(ok);
+    let n: u64 = out.trim().trim_start_matches("Nodes searched: ").parse().unwrap();
+    assert!(n > 20, "{out}");
+    let fen = "8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/PPPPPPPP/RNBQKBNR|rnbqkbnr/pppppppp/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8 w - - 0 1";
+    let (ok, out, _) = cubist(&["perft", "1", "--variant", "haberkorn", "--fen", fen]);
+    assert!(ok);
+    assert_eq!(out.trim(), "Nodes searched: 208");
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    for args in [
+        &["perft", "2", "--fen", "not a fen"][..],
+        &["perft", "2", "--variant", "haberkorn", "--layers", "3", "--white-layer", "7"],
+        &["perft", "2", "--variant", "chess"],
+        &["perft", "-1"],
+        &["perft"],
+    ] {
+        let (ok, out, err) = cubist(args);
+        assert!(!ok, "{args:?} succeeded: {out}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.is_empty());
+    }
+    let (ok, out, _) = cubist(&["perft", "0", "--divide"]);
+    assert!(ok);
+    assert_eq!(out.trim(), "Nodes searched: 1");
+}
