@@ -33,8 +33,8 @@ fn good_fens_are_accepted() {
 fn wrong_number_of_layers() {
     let seven = HDC.replacen("4r3/pppppppp/8/8/8/8/PPPPPPPP/4R3|", "", 1);
     assert!(matches!(err(&seven, Variant::hdc()), FenError::LayerCount { found: 7, .. }));
-    let two = format!("8/8/8/8/8/8/8/4K3|4k3/8/8/8/8/8/8/8 w - - 0 1");
-    assert!(matches!(err(&two, hab()), FenError::LayerCount { found: 2, .. }));
+    let two = "8/8/8/8/8/8/8/4K3|4k3/8/8/8/8/8/8/8 w - - 0 1";
+    assert!(matches!(err(two, hab()), FenError::LayerCount { found: 2, .. }));
     let nine = format!("{}|8/8/8/8/8/8/8/8 w - - 0 1", HDC.split(' ').next().unwrap());
     assert!(matches!(err(&nine, Variant::haberkorn()), FenError::LayerCount { found: 9, .. }));
 }
