@@ -110,14 +110,24 @@ impl Tally {
     }
 
     /// Mean, variance and count of the per-unit score: per finished pair
-    /// (scaled to 0..1) once there are pairs, else per game.
-    fn moments(&self) -> Option<Moments> {
+    /// (scaled to 0..1) once there are pairs, else per game. `floor` replaces
+    /// empty outcome counts (the SPRT's regularisation, as in fastchess).
+    fn moments_with(&self, floor: f64) -> Option<Moments> {
+        let n = |c: u32| if c == 0 { floor } else { c as f64 };
         if self.pairs() > 0 {
-            let outcomes: Vec<(f64, u32)> = self.penta.iter().enumerate().map(|(i, &n)| (i as f64 / 4.0, n)).collect();
+            let outcomes: Vec<(f64, f64)> =
+                self.penta.iter().enumerate().map(|(i, &c)| (i as f64 / 4.0, n(c))).collect();
             Moments::of(&outcomes, true)
+        } else if self.games() > 0 {
+            Moments::of(&[(0.0, n(self.losses)), (0.5, n(self.draws)), (1.0, n(self.wins))], false)
         } else {
-            Moments::of(&[(0.0, self.losses), (0.5, self.draws), (1.0, self.wins)], false)
+            None
         }
+    }
+
+    /// The sample's own moments.
+    fn moments(&self) -> Option<Moments> {
+        self.moments_with(0.0)
     }
 }
 
@@ -135,13 +145,13 @@ struct Moments {
 }
 
 impl Moments {
-    fn of(outcomes: &[(f64, u32)], paired: bool) -> Option<Moments> {
-        let count: f64 = outcomes.iter().map(|&(_, n)| n as f64).sum();
+    fn of(outcomes: &[(f64, f64)], paired: bool) -> Option<Moments> {
+        let count: f64 = outcomes.iter().map(|&(_, n)| n).sum();
         if count == 0.0 {
             return None;
         }
-        let mean = outcomes.iter().map(|&(x, n)| x * n as f64).sum::<f64>() / count;
-        let variance = outcomes.iter().map(|&(x, n)| n as f64 * (x - mean).powi(2)).sum::<f64>() / count;
+        let mean = outcomes.iter().map(|&(x, n)| x * n).sum::<f64>() / count;
+        let variance = outcomes.iter().map(|&(x, n)| n * (x - mean).powi(2)).sum::<f64>() / count;
         Some(Moments { count, mean, variance, paired })
     }
 }
@@ -242,9 +252,11 @@ impl Sprt {
         ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
     }
 
-    /// The log-likelihood ratio of the results (pentanomial when every game is paired).
+    /// The log-likelihood ratio of the results (pentanomial once there are
+    /// pairs). Empty outcome counts are taken as 0.001, as fastchess does, so
+    /// that a one-sided result (all wins) still moves the LLR.
     pub fn llr(&self, tally: &Tally) -> f64 {
-        let Some(m) = tally.moments() else { return 0.0 };
+        let Some(m) = tally.moments_with(1e-3) else { return 0.0 };
         if m.variance <= 0.0 {
             return 0.0;
         }
@@ -346,6 +358,9 @@ mod tests {
         assert!(t.elo_error().is_infinite());
         let w = tally(4, 0, 0);
         assert!(w.elo().is_infinite());
-        assert_eq!(Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Normalized).unwrap().llr(&w), 0.0);
+        let s = Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        assert_eq!(s.llr(&t), 0.0);
+        assert!(s.llr(&w) > 0.0, "all wins count for H1");
+        assert!(s.llr(&tally(0, 0, 4)) < 0.0);
     }
 }

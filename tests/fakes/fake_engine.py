@@ -11,7 +11,8 @@ With --wrap CMD [ARGS...] it passes everything through to a real engine.
 Either way it can inject one fault on its Nth `go` (counted from 1 over the
 life of the process): --crash-at N, --illegal-at N, --garbage-at N,
 --slow-at N (sleep --sleep seconds first); --noready never answers `isready`
-after the first --ready-answers answers; --score CP adds an `info ... score cp
+after the first --ready-answers answers; --every repeats the fault on every later
+`go`; --score CP adds an `info ... score cp
 CP` line before each move.
 """
 import argparse
@@ -43,6 +44,7 @@ def main():
     for opt in ["crash-at", "illegal-at", "garbage-at", "slow-at"]:
         ap.add_argument("--" + opt, type=int, default=0)
     ap.add_argument("--sleep", type=float, default=3.0)
+    ap.add_argument("--every", action="store_true", help="fault on every go from N on")
     ap.add_argument("--noready", action="store_true")
     ap.add_argument("--ready-answers", type=int, default=0)
     ap.add_argument("--score", type=int)
@@ -53,12 +55,15 @@ def main():
     pending = {"go": 0}
     lock = threading.Lock()
 
+    def hit(n, at):
+        return at > 0 and (n == at or (a.every and n > at))
+
     def fault_move(n, real):
-        if n == a.illegal_at:
+        if hit(n, a.illegal_at):
             return "a1-Ia8-I"
-        if n == a.garbage_at:
+        if hit(n, a.garbage_at):
             return "banana"
-        if n == a.slow_at:
+        if hit(n, a.slow_at):
             time.sleep(a.sleep)
         return real
 
