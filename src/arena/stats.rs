@@ -163,7 +163,8 @@ pub fn elo_from_score(score: f64) -> f64 {
     } else if score >= 1.0 {
         f64::INFINITY
     } else {
-        -400.0 * (1.0 / score - 1.0).log10()
+        // `+ 0.0` turns −0 into 0 for display.
+        -400.0 * (1.0 / score - 1.0).log10() + 0.0
     }
 }
 
@@ -267,7 +268,7 @@ impl Sprt {
                 (0.5 + self.elo0 * per_game_sd / NELO_PER_T, 0.5 + self.elo1 * per_game_sd / NELO_PER_T)
             }
         };
-        m.count * (s1 - s0) * (2.0 * m.mean - s0 - s1) / (2.0 * m.variance)
+        m.count * (s1 - s0) * (2.0 * m.mean - s0 - s1) / (2.0 * m.variance) + 0.0
     }
 
     /// Whether the LLR crossed a bound.
