@@ -12,6 +12,12 @@ use std::process::Command;
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
+/// The engine played in the Cubist tests: this build, or another UCI build
+/// named by `CUBIST_TEST_ENGINE` (the runner is always this build).
+fn engine() -> String {
+    std::env::var("CUBIST_TEST_ENGINE").unwrap_or_else(|_| CUBIST.to_string())
+}
+
 fn fake() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py").display().to_string()
 }
@@ -88,7 +94,7 @@ fn results_add_up(o: &Outcome, games: usize) {
 /// A two-game match of a well-behaved fake against one with `fault` (fake
 /// arguments); `engine` is either the scripted fake or a wrapped Cubist.
 fn fault_match(name: &str, fault: &str, limits: &str, wrap: bool) -> Outcome {
-    let wrap_args = if wrap { format!(" arg=--wrap arg={CUBIST}") } else { String::new() };
+    let wrap_args = if wrap { format!(" arg=--wrap arg={}", engine()) } else { String::new() };
     let bad_args: String = words(fault).iter().map(|w| format!(" arg={w}")).collect();
     let mut args = words(&format!(
         "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args} readytimeout=0.5",
@@ -253,8 +259,9 @@ fn opening_file_and_constellations() {
 #[test]
 fn cubist_vs_cubist_depth_1() {
     let args = words(&format!(
-        "--engine cmd={CUBIST} name=one --engine cmd={CUBIST} name=two --each depth=1 \
-         --games 4 --concurrency 2 --maxmoves 40"
+        "--engine cmd={e} name=one --engine cmd={e} name=two --each depth=1 \
+         --games 4 --concurrency 2 --maxmoves 40",
+        e = engine()
     ));
     let o = run_match("cubist-depth1", &args);
     results_add_up(&o, 4);
@@ -265,8 +272,9 @@ fn cubist_vs_cubist_depth_1() {
 #[test]
 fn cubist_in_haberkorn_constellations() {
     let args = words(&format!(
-        "--engine cmd={CUBIST} name=one --engine cmd={CUBIST} name=two option.Strategy=random --each depth=1 \
-         --variant haberkorn --layers 3 --constellations --rounds 3 --random-plies 2 --maxmoves 20"
+        "--engine cmd={e} name=one --engine cmd={e} name=two option.Strategy=random --each depth=1 \
+         --variant haberkorn --layers 3 --white-layer 1 --black-layer 3 --constellations --rounds 3 --random-plies 2 --maxmoves 20",
+        e = engine()
     ));
     let o = run_match("cubist-constellations", &args);
     results_add_up(&o, 6);
