@@ -1,6 +1,9 @@
-//! The `cubist` binary: the UCI loop by default, and the `perft` tool.
+//! The `cubist` binary: the UCI loop by default, the `perft` tool and the `match` runner.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_sprt};
+use cubist::arena::game::Adjudication;
+use cubist::arena::{MatchConfig, run_match};
 use cubist::core::{Position, Variant, VariantKind};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -17,6 +20,8 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
     Perft(PerftArgs),
+    /// Play engines against each other (fastchess-style options; see docs/records.md).
+    Match(Box<MatchArgs>),
 }
 
 /// Which variant to play and its haberkorn options.
@@ -68,6 +73,110 @@ struct PerftArgs {
     divide: bool,
 }
 
+/// `cubist match`: options in fastchess style, `key=value` groups after
+/// `--engine`, `--each`, `--openings`, `--resign`, `--draw` and `--sprt`.
+#[derive(Args)]
+struct MatchArgs {
+    /// An engine: cmd=<path> [name=<n>] [arg=<a>]... [option.<Name>=<v>]... [tc=<moves>/<s>+<inc> | tc=<s>+<inc>]
+    /// [st=<s>] [depth=<n>] [nodes=<n>] [timemargin=<ms>] [readytimeout=<s>]; repeat for each engine.
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE", required = true)]
+    engine: Vec<String>,
+    /// Settings for every engine (same keys as --engine; an engine's own settings win).
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
+    each: Vec<String>,
+    /// The first engine plays all others, who do not meet (default with more than two engines: round robin).
+    #[arg(long)]
+    gauntlet: bool,
+    #[command(flatten)]
+    variant: VariantArgs,
+    /// Openings: file=<path> [format=fen|epd] [order=random|sequential].
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    openings: Option<Vec<String>>,
+    /// Random plies played after each opening.
+    #[arg(long, default_value_t = 0)]
+    random_plies: u32,
+    /// Haberkorn: cycle through every white/black setup-layer pair, one per round.
+    #[arg(long)]
+    constellations: bool,
+    /// Play each opening twice with colours reversed (the default).
+    #[arg(long, overrides_with = "no_repeat")]
+    repeat: bool,
+    /// Play each opening once, alternating colours between rounds.
+    #[arg(long)]
+    no_repeat: bool,
+    /// Rounds; each round has its own opening.
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
+    /// Games per pairing and round (default 2 with --repeat, else 1).
+    #[arg(long)]
+    games: Option<u32>,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Seed for the opening order and random plies (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Resign adjudication: movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    resign: Option<Vec<String>>,
+    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    draw: Option<Vec<String>>,
+    /// Draw a game after this many full moves.
+    #[arg(long)]
+    maxmoves: Option<u32>,
+    /// SPRT: elo0=<e> elo1=<e> alpha=<a> beta=<b> [model=normalized|logistic].
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    sprt: Option<Vec<String>>,
+    /// Write the game records to this file (flushed after each game).
+    #[arg(long, value_name = "FILE")]
+    pgnout: Option<std::path::PathBuf>,
+    /// Write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    results_json: Option<std::path::PathBuf>,
+}
+
+/// The values of each occurrence of a repeatable option, kept apart.
+fn occurrences(matches: &ArgMatches, id: &str) -> Vec<Vec<String>> {
+    matches
+        .get_occurrences::<String>(id)
+        .map(|occ| occ.map(|values| values.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), String> {
+    let each: Vec<String> = args.each.clone();
+    let engines =
+        occurrences(matches, "engine").iter().map(|own| EngineSpec::parse(&each, own)).collect::<Result<Vec<_>, _>>();
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    });
+    let cfg = MatchConfig {
+        engines: engines.map_err(|e| e.to_string())?,
+        gauntlet: args.gauntlet,
+        variant: args.variant.variant()?,
+        openings: args.openings.as_deref().map(OpeningsSpec::parse).transpose().map_err(|e| e.to_string())?,
+        random_plies: args.random_plies,
+        constellations: args.constellations,
+        repeat: !args.no_repeat,
+        rounds: args.rounds,
+        games: args.games,
+        concurrency: args.concurrency,
+        seed,
+        adjudication: Adjudication {
+            resign: args.resign.as_deref().map(ResignRule::parse).transpose().map_err(|e| e.to_string())?,
+            draw: args.draw.as_deref().map(DrawRule::parse).transpose().map_err(|e| e.to_string())?,
+            maxmoves: args.maxmoves,
+        },
+        sprt: args.sprt.as_deref().map(parse_sprt).transpose().map_err(|e| e.to_string())?,
+        pgnout: args.pgnout.clone(),
+        results_json: args.results_json.clone(),
+    };
+    let summary = run_match(cfg).map_err(|e| e.to_string())?;
+    print!("{}", summary.table());
+    Ok(())
+}
+
 fn run_perft(args: &PerftArgs) -> Result<(), String> {
     let variant = args.variant.variant()?;
     let mut pos = match &args.fen {
@@ -100,9 +209,17 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         Some(Command::Perft(args)) => run_perft(args),
+        Some(Command::Match(args)) => match matches.subcommand_matches("match") {
+            Some(m) => run_match_command(args, m),
+            None => Err("internal: no match arguments".to_string()),
+        },
         None => Err("the UCI loop is not built yet; try `cubist perft 3`".to_string()),
     };
     match result {

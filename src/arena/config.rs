@@ -1,0 +1,464 @@
+//! The match settings and their fastchess-style `key=value` text: engines,
+//! limits, openings, adjudication and SPRT.
+
+use super::stats::{Sprt, SprtModel};
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Why a match setting was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    /// A token that is not `key=value`.
+    #[error("{group}: expected key=value, found '{token}'")]
+    NotKeyValue {
+        /// The option it belongs to (`--engine`, `--resign`, ...).
+        group: &'static str,
+        /// The token.
+        token: String,
+    },
+    /// A key the option does not know.
+    #[error("{group}: unknown key '{key}'")]
+    UnknownKey {
+        /// The option it belongs to.
+        group: &'static str,
+        /// The key.
+        key: String,
+    },
+    /// A value that does not parse.
+    #[error("{group}: bad value '{value}' for {key}: {why}")]
+    BadValue {
+        /// The option it belongs to.
+        group: &'static str,
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// What was expected.
+        why: String,
+    },
+    /// A required key is missing.
+    #[error("{group}: {key}= is required")]
+    Missing {
+        /// The option it belongs to.
+        group: &'static str,
+        /// The key.
+        key: &'static str,
+    },
+    /// Settings that do not fit together.
+    #[error("{0}")]
+    Conflict(String),
+}
+
+/// A time control: `moves/base+inc` or `base+inc` (seconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Moves per period (`None`: the whole game).
+    pub moves: Option<u32>,
+    /// Time per period.
+    pub base: Duration,
+    /// Increment per move.
+    pub inc: Duration,
+}
+
+impl TimeControl {
+    /// Reads `40/60+0.6`, `10+0.1` or `60`.
+    pub fn parse(text: &str) -> Result<TimeControl, String> {
+        let (moves, rest) = match text.split_once('/') {
+            Some((m, r)) => {
+                (Some(m.parse::<u32>().ok().filter(|&m| m > 0).ok_or("moves must be a positive integer")?), r)
+            }
+            None => (None, text),
+        };
+        let (base, inc) = match rest.split_once('+') {
+            Some((b, i)) => (seconds(b)?, seconds(i)?),
+            None => (seconds(rest)?, Duration::ZERO),
+        };
+        if base.is_zero() {
+            return Err("the base time must be positive".into());
+        }
+        Ok(TimeControl { moves, base, inc })
+    }
+}
+
+impl std::fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(m) = self.moves {
+            write!(f, "{m}/")?;
+        }
+        write!(f, "{}", self.base.as_secs_f64())?;
+        if !self.inc.is_zero() {
+            write!(f, "+{}", self.inc.as_secs_f64())?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a non-negative number of seconds.
+fn seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{text}' is not a number of seconds"))
+}
+
+/// How long an engine may think: any combination of clock, fixed time, depth and nodes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limit {
+    /// A game clock.
+    pub tc: Option<TimeControl>,
+    /// Fixed time per move.
+    pub movetime: Option<Duration>,
+    /// Fixed depth.
+    pub depth: Option<u32>,
+    /// Fixed node count.
+    pub nodes: Option<u64>,
+}
+
+impl Limit {
+    /// The PGN `TimeControl` text: `40/60+0.6`, `10+0.1`, `st=1`, `depth=3`, `nodes=1000`, joined by `,`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(tc) = self.tc {
+            parts.push(tc.to_string());
+        }
+        if let Some(st) = self.movetime {
+            parts.push(format!("st={}", st.as_secs_f64()));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth={d}"));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if parts.is_empty() { "-".to_string() } else { parts.join(",") }
+    }
+}
+
+/// One engine of the match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// Name in records and tables.
+    pub name: String,
+    /// The program.
+    pub cmd: String,
+    /// Its command-line arguments.
+    pub args: Vec<String>,
+    /// UCI options sent with `setoption` after `uciok`, in order.
+    pub options: Vec<(String, String)>,
+    /// Its thinking limit.
+    pub limit: Limit,
+    /// Grace the referee allows beyond the clock or the fixed move time.
+    pub timemargin: Duration,
+    /// How long the engine may take to answer `uci` and `isready`.
+    pub ready_timeout: Duration,
+}
+
+/// Default grace beyond the clock: the referee measures from its own side of the pipe.
+pub const DEFAULT_TIMEMARGIN: Duration = Duration::from_millis(50);
+/// Default time allowed for `uciok` and `readyok`.
+pub const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Splits `key=value` tokens.
+fn pairs<'a>(group: &'static str, tokens: &'a [String]) -> Result<Vec<(&'a str, &'a str)>, ConfigError> {
+    tokens
+        .iter()
+        .map(|t| t.split_once('=').ok_or_else(|| ConfigError::NotKeyValue { group, token: t.clone() }))
+        .collect()
+}
+
+/// Parses a value with `FromStr`, naming the key on failure.
+fn value<T: std::str::FromStr>(group: &'static str, key: &str, text: &str, what: &str) -> Result<T, ConfigError> {
+    text.parse::<T>().map_err(|_| ConfigError::BadValue {
+        group,
+        key: key.to_string(),
+        value: text.to_string(),
+        why: what.to_string(),
+    })
+}
+
+impl EngineSpec {
+    /// Builds an engine from the `--each` tokens followed by its own `--engine`
+    /// tokens (later keys win; `arg=` and `option.` accumulate).
+    pub fn parse(each: &[String], own: &[String]) -> Result<EngineSpec, ConfigError> {
+        const G: &str = "--engine";
+        let mut spec = EngineSpec {
+            name: String::new(),
+            cmd: String::new(),
+            args: Vec::new(),
+            options: Vec::new(),
+            limit: Limit::default(),
+            timemargin: DEFAULT_TIMEMARGIN,
+            ready_timeout: DEFAULT_READY_TIMEOUT,
+        };
+        let tokens: Vec<String> = each.iter().chain(own).cloned().collect();
+        for (key, val) in pairs(G, &tokens)? {
+            let bad = |why: String| ConfigError::BadValue { group: G, key: key.into(), value: val.into(), why };
+            match key {
+                "cmd" => spec.cmd = val.to_string(),
+                "name" => spec.name = val.to_string(),
+                "arg" => spec.args.push(val.to_string()),
+                "tc" => spec.limit.tc = Some(TimeControl::parse(val).map_err(bad)?),
+                "st" => spec.limit.movetime = Some(seconds(val).map_err(bad)?).filter(|d| !d.is_zero()),
+                "depth" => spec.limit.depth = Some(value(G, key, val, "a positive integer")?).filter(|&d| d > 0),
+                "nodes" => spec.limit.nodes = Some(value(G, key, val, "a positive integer")?).filter(|&n| n > 0),
+                "timemargin" => spec.timemargin = Duration::from_millis(value(G, key, val, "milliseconds")?),
+                "readytimeout" => spec.ready_timeout = seconds(val).map_err(bad)?,
+                _ => match key.strip_prefix("option.") {
+                    Some(name) if !name.is_empty() => {
+                        spec.options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                        spec.options.push((name.to_string(), val.to_string()));
+                    }
+                    _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+                },
+            }
+        }
+        if spec.cmd.is_empty() {
+            return Err(ConfigError::Missing { group: G, key: "cmd" });
+        }
+        if spec.name.is_empty() {
+            spec.name = std::path::Path::new(&spec.cmd)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| spec.cmd.clone());
+        }
+        let l = &spec.limit;
+        if l.tc.is_none() && l.movetime.is_none() && l.depth.is_none() && l.nodes.is_none() {
+            return Err(ConfigError::Conflict(format!(
+                "engine '{}' has no limit: give tc=, st=, depth= or nodes= (in --engine or --each)",
+                spec.name
+            )));
+        }
+        if l.tc.is_some() && l.movetime.is_some() {
+            return Err(ConfigError::Conflict(format!("engine '{}': tc= and st= exclude each other", spec.name)));
+        }
+        Ok(spec)
+    }
+}
+
+/// The order in which an opening file is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpeningOrder {
+    /// Shuffled once with the match seed.
+    Random,
+    /// As in the file.
+    Sequential,
+}
+
+/// The format of an opening file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpeningFormat {
+    /// One 3D-FEN per line.
+    Fen,
+    /// One 3D-EPD per line: four FEN fields, then operations.
+    Epd,
+}
+
+/// `--openings file=<path> format=fen|epd order=random|sequential`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpeningsSpec {
+    /// The file.
+    pub file: PathBuf,
+    /// Its format.
+    pub format: OpeningFormat,
+    /// The order of use.
+    pub order: OpeningOrder,
+}
+
+impl OpeningsSpec {
+    /// Reads the `--openings` tokens.
+    pub fn parse(tokens: &[String]) -> Result<OpeningsSpec, ConfigError> {
+        const G: &str = "--openings";
+        let (mut file, mut format, mut order) = (None, OpeningFormat::Fen, OpeningOrder::Random);
+        for (key, val) in pairs(G, tokens)? {
+            let bad =
+                |why: &str| ConfigError::BadValue { group: G, key: key.into(), value: val.into(), why: why.into() };
+            match key {
+                "file" => file = Some(PathBuf::from(val)),
+                "format" => {
+                    format = match val {
+                        "fen" => OpeningFormat::Fen,
+                        "epd" => OpeningFormat::Epd,
+                        _ => return Err(bad("expected fen or epd")),
+                    }
+                }
+                "order" => {
+                    order = match val {
+                        "random" => OpeningOrder::Random,
+                        "sequential" => OpeningOrder::Sequential,
+                        _ => return Err(bad("expected random or sequential")),
+                    }
+                }
+                _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+            }
+        }
+        Ok(OpeningsSpec { file: file.ok_or(ConfigError::Missing { group: G, key: "file" })?, format, order })
+    }
+}
+
+/// `--resign movecount=N score=S`: a side whose own score stays at or below
+/// −S centipawns for N consecutive moves loses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResignRule {
+    /// Consecutive moves.
+    pub movecount: u32,
+    /// Centipawns.
+    pub score: i32,
+}
+
+/// `--draw movenumber=N movecount=N score=S`: from move N on, a game in which
+/// both engines' scores stay within ±S for `movecount` consecutive moves each is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawRule {
+    /// First full move at which the rule applies.
+    pub movenumber: u32,
+    /// Consecutive moves of each side.
+    pub movecount: u32,
+    /// Centipawns.
+    pub score: i32,
+}
+
+/// Reads `key=value` tokens that are all numbers into the named slots.
+fn numbers<const N: usize>(
+    group: &'static str,
+    tokens: &[String],
+    keys: [&'static str; N],
+) -> Result<[f64; N], ConfigError> {
+    let mut out = [None; N];
+    for (key, val) in pairs(group, tokens)? {
+        let i = keys.iter().position(|k| *k == key).ok_or(ConfigError::UnknownKey { group, key: key.to_string() })?;
+        let v: f64 = value(group, key, val, "a number")?;
+        if !v.is_finite() {
+            return Err(ConfigError::BadValue { group, key: key.into(), value: val.into(), why: "a number".into() });
+        }
+        out[i] = Some(v);
+    }
+    let mut res = [0.0; N];
+    for i in 0..N {
+        res[i] = out[i].ok_or(ConfigError::Missing { group, key: keys[i] })?;
+    }
+    Ok(res)
+}
+
+/// Checks a count is a non-negative integer.
+fn count(group: &'static str, key: &'static str, v: f64) -> Result<u32, ConfigError> {
+    if v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64 {
+        Ok(v as u32)
+    } else {
+        Err(ConfigError::BadValue { group, key: key.into(), value: v.to_string(), why: "a whole number".into() })
+    }
+}
+
+impl ResignRule {
+    /// Reads the `--resign` tokens.
+    pub fn parse(tokens: &[String]) -> Result<ResignRule, ConfigError> {
+        const G: &str = "--resign";
+        let [mc, sc] = numbers(G, tokens, ["movecount", "score"])?;
+        Ok(ResignRule { movecount: count(G, "movecount", mc)?.max(1), score: sc.abs() as i32 })
+    }
+}
+
+impl DrawRule {
+    /// Reads the `--draw` tokens.
+    pub fn parse(tokens: &[String]) -> Result<DrawRule, ConfigError> {
+        const G: &str = "--draw";
+        let [mn, mc, sc] = numbers(G, tokens, ["movenumber", "movecount", "score"])?;
+        Ok(DrawRule {
+            movenumber: count(G, "movenumber", mn)?,
+            movecount: count(G, "movecount", mc)?.max(1),
+            score: sc.abs() as i32,
+        })
+    }
+}
+
+/// Reads `--sprt elo0=E0 elo1=E1 alpha=A beta=B [model=normalized|logistic]`.
+pub fn parse_sprt(tokens: &[String]) -> Result<Sprt, ConfigError> {
+    const G: &str = "--sprt";
+    let mut model = SprtModel::Normalized;
+    let mut rest = Vec::new();
+    for t in tokens {
+        match t.split_once('=') {
+            Some(("model", "normalized")) => model = SprtModel::Normalized,
+            Some(("model", "logistic")) => model = SprtModel::Logistic,
+            Some(("model", v)) => {
+                return Err(ConfigError::BadValue {
+                    group: G,
+                    key: "model".into(),
+                    value: v.into(),
+                    why: "expected normalized or logistic".into(),
+                });
+            }
+            _ => rest.push(t.clone()),
+        }
+    }
+    let [e0, e1, a, b] = numbers(G, &rest, ["elo0", "elo1", "alpha", "beta"])?;
+    Sprt::new(e0, e1, a, b, model).map_err(ConfigError::Conflict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn time_controls() {
+        let tc = TimeControl::parse("40/60+0.6").unwrap();
+        assert_eq!(tc.moves, Some(40));
+        assert_eq!(tc.base, Duration::from_secs(60));
+        assert_eq!(tc.inc, Duration::from_millis(600));
+        assert_eq!(tc.to_string(), "40/60+0.6");
+        assert_eq!(TimeControl::parse("10+0.1").unwrap().to_string(), "10+0.1");
+        assert_eq!(TimeControl::parse("5").unwrap().inc, Duration::ZERO);
+        for bad in ["", "x+1", "0/10", "10+y", "-5+1", "0+1"] {
+            assert!(TimeControl::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn engine_merges_each_and_own_settings() {
+        let e = EngineSpec::parse(
+            &toks("tc=10+0.1 option.Hash=16"),
+            &toks("cmd=/bin/eng name=a arg=-x arg=y option.Hash=32 option.Strategy=greedy timemargin=20"),
+        )
+        .unwrap();
+        assert_eq!(e.name, "a");
+        assert_eq!(e.args, ["-x", "y"]);
+        assert_eq!(e.options, [("Hash".into(), "32".into()), ("Strategy".into(), "greedy".into())]);
+        assert_eq!(e.limit.describe(), "10+0.1");
+        assert_eq!(e.timemargin, Duration::from_millis(20));
+        assert_eq!(EngineSpec::parse(&[], &toks("cmd=/x/eng depth=2")).unwrap().name, "eng");
+    }
+
+    #[test]
+    fn engine_errors_are_clear() {
+        let err = |s: &str| EngineSpec::parse(&[], &toks(s)).unwrap_err().to_string();
+        assert!(err("name=a depth=1").contains("cmd= is required"));
+        assert!(err("cmd=x").contains("no limit"));
+        assert!(err("cmd=x depth=1 colour=red").contains("unknown key 'colour'"));
+        assert!(err("cmd=x depth=deep").contains("bad value 'deep'"));
+        assert!(err("cmd=x depth").contains("expected key=value"));
+        assert!(err("cmd=x tc=1+0 st=1").contains("exclude"));
+    }
+
+    #[test]
+    fn adjudication_openings_and_sprt() {
+        assert_eq!(ResignRule::parse(&toks("movecount=3 score=600")).unwrap(), ResignRule { movecount: 3, score: 600 });
+        assert_eq!(
+            DrawRule::parse(&toks("movenumber=40 movecount=8 score=10")).unwrap(),
+            DrawRule { movenumber: 40, movecount: 8, score: 10 }
+        );
+        assert!(ResignRule::parse(&toks("movecount=3")).is_err());
+        assert!(DrawRule::parse(&toks("movenumber=1.5 movecount=8 score=10")).is_err());
+        let o = OpeningsSpec::parse(&toks("file=a.epd format=epd order=sequential")).unwrap();
+        assert_eq!((o.format, o.order), (OpeningFormat::Epd, OpeningOrder::Sequential));
+        assert!(OpeningsSpec::parse(&toks("format=epd")).is_err());
+        let s = parse_sprt(&toks("elo0=0 elo1=5 alpha=0.05 beta=0.05")).unwrap();
+        assert_eq!((s.elo0, s.elo1, s.model), (0.0, 5.0, SprtModel::Normalized));
+        assert!(parse_sprt(&toks("elo0=5 elo1=0 alpha=0.05 beta=0.05")).is_err());
+        assert!(parse_sprt(&toks("elo0=0 elo1=5 alpha=0.05 beta=0.05 model=bayes")).is_err());
+    }
+}

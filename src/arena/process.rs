@@ -1,0 +1,231 @@
+//! A UCI engine as a child process: spawn, handshake, options, `isready`
+//! with a timeout, `go` with the referee's own clock, and kill.
+//!
+//! A reader thread per engine timestamps every line the engine writes and
+//! feeds it to a channel, so that every wait has a deadline and a crash
+//! (end of output) is noticed at once.
+
+use super::config::EngineSpec;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// What went wrong talking to an engine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProcessError {
+    /// The program could not be started.
+    #[error("cannot start '{cmd}': {why}")]
+    Spawn {
+        /// The program.
+        cmd: String,
+        /// The system's reason.
+        why: String,
+    },
+    /// The engine closed its output or its input (it exited or crashed).
+    #[error("the engine exited")]
+    Crashed,
+    /// No expected answer before the deadline.
+    #[error("no {what} within {after:?}")]
+    Timeout {
+        /// What was awaited (`uciok`, `readyok`, `bestmove`).
+        what: &'static str,
+        /// How long the referee waited.
+        after: Duration,
+    },
+}
+
+/// A line the engine wrote and when the referee received it.
+#[derive(Debug)]
+struct Line {
+    text: String,
+    at: Instant,
+}
+
+/// A score reported in an `info` line, from the engine's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineScore {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in this many moves (negative: getting mated).
+    Mate(i32),
+}
+
+impl EngineScore {
+    /// Centipawns, with mates as ±100000.
+    pub fn centipawns(self) -> i32 {
+        match self {
+            EngineScore::Cp(cp) => cp,
+            EngineScore::Mate(m) if m > 0 => 100_000,
+            EngineScore::Mate(_) => -100_000,
+        }
+    }
+}
+
+/// The answer to `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchReply {
+    /// The text after `bestmove` (empty when the line had none).
+    pub bestmove: String,
+    /// The last score the engine reported for this search.
+    pub score: Option<EngineScore>,
+    /// Time from sending `go` to receiving `bestmove`, measured by the referee.
+    pub elapsed: Duration,
+}
+
+/// A running engine.
+pub struct EngineProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Line>,
+    ready_timeout: Duration,
+}
+
+impl EngineProcess {
+    /// Starts the engine, sends `uci`, waits for `uciok` and sends its options.
+    pub fn start(spec: &EngineSpec) -> Result<EngineProcess, ProcessError> {
+        let mut child = Command::new(&spec.cmd)
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| ProcessError::Spawn { cmd: spec.cmd.clone(), why: e.to_string() })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ProcessError::Spawn { cmd: spec.cmd.clone(), why: "no pipes".into() });
+        };
+        let (tx, rx) = channel();
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&buf).trim().to_string();
+                        if tx.send(Line { text, at: Instant::now() }).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let mut engine = EngineProcess { child, stdin, lines: rx, ready_timeout: spec.ready_timeout };
+        engine.send("uci")?;
+        engine.wait_for("uciok", Instant::now() + spec.ready_timeout, |l| l == "uciok")?;
+        for (name, value) in &spec.options {
+            engine.send(&format!("setoption name {name} value {value}"))?;
+        }
+        Ok(engine)
+    }
+
+    /// Writes one line to the engine.
+    pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
+        log::trace!("> {line}");
+        writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|_| ProcessError::Crashed)
+    }
+
+    /// Sends `isready` and waits for `readyok` within the ready timeout.
+    pub fn is_ready(&mut self) -> Result<(), ProcessError> {
+        self.send("isready")?;
+        self.wait_for("readyok", Instant::now() + self.ready_timeout, |l| l == "readyok").map(|_| ())
+    }
+
+    /// Sends a `go …` line and waits for `bestmove` until `deadline`,
+    /// collecting the last reported score.
+    pub fn go(&mut self, command: &str, deadline: Instant) -> Result<SearchReply, ProcessError> {
+        self.send(command)?;
+        let sent = Instant::now();
+        let mut score = None;
+        let line = self.wait_for("bestmove", deadline, |l| {
+            if l.starts_with("info")
+                && let Some(s) = parse_score(l)
+            {
+                score = Some(s);
+            }
+            l == "bestmove" || l.starts_with("bestmove ")
+        })?;
+        let bestmove = line.text.split_whitespace().nth(1).unwrap_or("").to_string();
+        Ok(SearchReply { bestmove, score, elapsed: line.at.saturating_duration_since(sent) })
+    }
+
+    /// Waits for the first line that `done` accepts, passing every line to it.
+    fn wait_for(
+        &mut self,
+        what: &'static str,
+        deadline: Instant,
+        mut done: impl FnMut(&str) -> bool,
+    ) -> Result<Line, ProcessError> {
+        let start = Instant::now();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    log::trace!("< {}", line.text);
+                    if done(&line.text) {
+                        return Ok(line);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(ProcessError::Timeout { what, after: start.elapsed() }),
+                Err(RecvTimeoutError::Disconnected) => return Err(ProcessError::Crashed),
+            }
+        }
+    }
+
+    /// Asks the engine to quit, and kills it if it has not after a short wait.
+    pub fn quit(mut self) {
+        let _ = self.send("quit");
+        let until = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        // Drop kills it.
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The score of an `info` line: `score cp N` or `score mate N`.
+pub fn parse_score(line: &str) -> Option<EngineScore> {
+    let mut tokens = line.split_whitespace().skip_while(|t| *t != "score").skip(1);
+    match (tokens.next()?, tokens.next()?.parse::<i32>().ok()?) {
+        ("cp", v) => Some(EngineScore::Cp(v)),
+        ("mate", v) => Some(EngineScore::Mate(v)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_from_info_lines() {
+        assert_eq!(parse_score("info depth 3 score cp -25 nodes 100 pv a"), Some(EngineScore::Cp(-25)));
+        assert_eq!(parse_score("info depth 9 score mate 3 pv x"), Some(EngineScore::Mate(3)));
+        assert_eq!(parse_score("info string hello"), None);
+        assert_eq!(parse_score("info score cp"), None);
+        assert_eq!(EngineScore::Mate(-2).centipawns(), -100_000);
+    }
+
+    #[test]
+    fn a_missing_program_is_a_spawn_error() {
+        let spec = EngineSpec::parse(&[], &["cmd=/nonexistent/engine".into(), "depth=1".into()]).unwrap();
+        assert!(matches!(EngineProcess::start(&spec), Err(ProcessError::Spawn { .. })));
+    }
+}

@@ -1,0 +1,453 @@
+//! Game records: a PGN-style text with the moves in protocol move text
+//! (`e2-IVe4-IV`), written and flushed as each game ends, and read back.
+//! The format is documented in docs/records.md.
+
+use crate::core::square::ROMAN;
+use crate::core::{Position, Variant, VariantKind};
+use std::fmt;
+use std::io::{self, Write};
+use std::str::FromStr;
+use thiserror::Error;
+
+/// How a game ended, from White's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// `1-0`.
+    WhiteWins,
+    /// `0-1`.
+    BlackWins,
+    /// `1/2-1/2`.
+    Draw,
+}
+
+impl GameResult {
+    /// The PGN result text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    /// White's points: 1, ½ or 0.
+    pub fn white_points(self) -> f64 {
+        match self {
+            GameResult::WhiteWins => 1.0,
+            GameResult::BlackWins => 0.0,
+            GameResult::Draw => 0.5,
+        }
+    }
+}
+
+/// Why a game ended: the `Termination` tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    /// The side to move is mated.
+    Checkmate,
+    /// The side to move has no move and is not in check.
+    Stalemate,
+    /// Threefold repetition.
+    Repetition,
+    /// Fifty moves without capture or pawn move.
+    FiftyMoves,
+    /// Mating material is gone.
+    DeadMaterial,
+    /// `--resign` adjudication.
+    Resign,
+    /// `--draw` adjudication.
+    DrawAdjudication,
+    /// `--maxmoves` reached.
+    MaxMoves,
+    /// The referee's clock ran out for the side to move.
+    TimeForfeit,
+    /// A well-formed move that is not legal.
+    IllegalMove,
+    /// A `bestmove` that is not move text.
+    MalformedMove,
+    /// The engine exited or could not be started.
+    Crash,
+    /// No `uciok`/`readyok` in time.
+    NoReadyok,
+}
+
+impl Termination {
+    /// Every termination, for parsing.
+    pub const ALL: [Termination; 13] = [
+        Termination::Checkmate,
+        Termination::Stalemate,
+        Termination::Repetition,
+        Termination::FiftyMoves,
+        Termination::DeadMaterial,
+        Termination::Resign,
+        Termination::DrawAdjudication,
+        Termination::MaxMoves,
+        Termination::TimeForfeit,
+        Termination::IllegalMove,
+        Termination::MalformedMove,
+        Termination::Crash,
+        Termination::NoReadyok,
+    ];
+
+    /// The tag text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::Repetition => "threefold repetition",
+            Termination::FiftyMoves => "fifty moves",
+            Termination::DeadMaterial => "dead material",
+            Termination::Resign => "adjudication: resign",
+            Termination::DrawAdjudication => "adjudication: draw",
+            Termination::MaxMoves => "max moves",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::IllegalMove => "illegal move",
+            Termination::MalformedMove => "malformed move",
+            Termination::Crash => "crash",
+            Termination::NoReadyok => "no readyok",
+        }
+    }
+
+    /// Whether an engine fault ended the game.
+    pub fn is_fault(self) -> bool {
+        matches!(
+            self,
+            Termination::TimeForfeit
+                | Termination::IllegalMove
+                | Termination::MalformedMove
+                | Termination::Crash
+                | Termination::NoReadyok
+        )
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Termination {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Termination, ()> {
+        Termination::ALL.into_iter().find(|t| t.as_str() == s).ok_or(())
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The `Event` tag.
+    pub event: String,
+    /// The `Site` tag.
+    pub site: String,
+    /// The `Date` tag, `YYYY.MM.DD`.
+    pub date: String,
+    /// The `Round` tag: `round.game`, both from 1.
+    pub round: String,
+    /// White's engine name.
+    pub white: String,
+    /// Black's engine name.
+    pub black: String,
+    /// The result.
+    pub result: GameResult,
+    /// The variant, including the haberkorn options.
+    pub variant: Variant,
+    /// The 3D-FEN the game started from.
+    pub fen: String,
+    /// The `TimeControl` tag.
+    pub time_control: String,
+    /// Why it ended.
+    pub termination: Termination,
+    /// The moves in protocol text.
+    pub moves: Vec<String>,
+    /// A comment after the moves (the referee's reason), may be empty.
+    pub comment: String,
+}
+
+/// Why a record could not be read back.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RecordError {
+    /// A line that is neither a tag, a move line nor blank.
+    #[error("line {0}: cannot read '{1}'")]
+    Syntax(usize, String),
+    /// A required tag is missing.
+    #[error("game {0}: missing tag {1}")]
+    MissingTag(usize, &'static str),
+    /// A tag value that does not parse.
+    #[error("game {0}: bad {1} '{2}'")]
+    BadTag(usize, &'static str, String),
+    /// The moves do not replay legally from the FEN.
+    #[error("game {0}: move {1} '{2}' does not replay: {3}")]
+    Replay(usize, usize, String, String),
+    /// The PlyCount tag disagrees with the moves.
+    #[error("game {0}: PlyCount {1} but {2} moves")]
+    PlyCount(usize, usize, usize),
+}
+
+impl GameRecord {
+    /// Writes the record as PGN-style text, ending with a blank line.
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut tags: Vec<(&str, String)> = vec![
+            ("Event", self.event.clone()),
+            ("Site", self.site.clone()),
+            ("Date", self.date.clone()),
+            ("Round", self.round.clone()),
+            ("White", self.white.clone()),
+            ("Black", self.black.clone()),
+            ("Result", self.result.as_str().to_string()),
+            ("Variant", self.variant.kind.name().to_string()),
+        ];
+        if self.variant.kind == VariantKind::Haberkorn {
+            let v = &self.variant;
+            tags.push(("Layers", v.layers.to_string()));
+            tags.push(("WhiteLayer", ROMAN[v.white_layer as usize].to_string()));
+            tags.push(("BlackLayer", ROMAN[v.black_layer as usize].to_string()));
+            tags.push(("EnPassant", on_off(v.en_passant).to_string()));
+            tags.push(("Castling", on_off(v.castling).to_string()));
+        }
+        tags.push(("FEN", self.fen.clone()));
+        tags.push(("TimeControl", self.time_control.clone()));
+        tags.push(("Termination", self.termination.as_str().to_string()));
+        tags.push(("PlyCount", self.moves.len().to_string()));
+        for (name, value) in tags {
+            writeln!(out, "[{name} \"{}\"]", escape(&value))?;
+        }
+        writeln!(out)?;
+        let black_first = self.fen.split_whitespace().nth(1) == Some("b");
+        let first_number: usize = self.fen.split_whitespace().nth(5).and_then(|n| n.parse().ok()).unwrap_or(1);
+        let mut words = Vec::new();
+        for (i, m) in self.moves.iter().enumerate() {
+            let ply = i + usize::from(black_first);
+            let number = first_number + ply / 2;
+            if ply % 2 == 0 {
+                words.push(format!("{number}. {m}"));
+            } else if i == 0 {
+                words.push(format!("{number}... {m}"));
+            } else {
+                words.push(m.clone());
+            }
+        }
+        if !self.comment.is_empty() {
+            words.push(format!("{{{}}}", self.comment.replace(['{', '}'], "")));
+        }
+        words.push(self.result.as_str().to_string());
+        let mut line = String::new();
+        for w in words {
+            if !line.is_empty() && line.len() + 1 + w.len() > 100 {
+                writeln!(out, "{line}")?;
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&w);
+        }
+        writeln!(out, "{line}")?;
+        writeln!(out)?;
+        out.flush()
+    }
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b { "on" } else { "off" }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Reads every record of a file back and replays its moves with the rules.
+pub fn parse_records(text: &str) -> Result<Vec<GameRecord>, RecordError> {
+    let mut games = Vec::new();
+    let mut tags: Vec<(String, String)> = Vec::new();
+    let mut movetext = String::new();
+    let mut in_moves = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.starts_with('[') {
+            if in_moves {
+                games.push(finish(games.len() + 1, &tags, &movetext)?);
+                tags.clear();
+                movetext.clear();
+                in_moves = false;
+            }
+            let inner = line.strip_prefix('[').and_then(|l| l.strip_suffix(']'));
+            let (name, value) =
+                inner.and_then(|l| l.split_once(' ')).ok_or_else(|| RecordError::Syntax(i + 1, line.to_string()))?;
+            let value = value.trim().strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+            let value = value.ok_or_else(|| RecordError::Syntax(i + 1, line.to_string()))?;
+            tags.push((name.to_string(), unescape(value)));
+        } else if !line.is_empty() {
+            if tags.is_empty() {
+                return Err(RecordError::Syntax(i + 1, line.to_string()));
+            }
+            in_moves = true;
+            movetext.push_str(line);
+            movetext.push(' ');
+        }
+    }
+    if !tags.is_empty() {
+        games.push(finish(games.len() + 1, &tags, &movetext)?);
+    }
+    Ok(games)
+}
+
+/// Builds one record from its tags and move text and replays it.
+fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRecord, RecordError> {
+    let tag = |name: &'static str| {
+        tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).ok_or(RecordError::MissingTag(n, name))
+    };
+    let result = match tag("Result")?.as_str() {
+        "1-0" => GameResult::WhiteWins,
+        "0-1" => GameResult::BlackWins,
+        "1/2-1/2" => GameResult::Draw,
+        other => return Err(RecordError::BadTag(n, "Result", other.to_string())),
+    };
+    let variant = match tag("Variant")?.as_str() {
+        "hdc" => Variant::hdc(),
+        "haberkorn" => {
+            let layer = |name: &'static str| -> Result<u8, RecordError> {
+                let v = tag(name)?;
+                ROMAN.iter().position(|r| *r == v).map(|p| p as u8 + 1).ok_or(RecordError::BadTag(n, name, v))
+            };
+            let flag = |name: &'static str| -> Result<bool, RecordError> {
+                match tag(name)?.as_str() {
+                    "on" => Ok(true),
+                    "off" => Ok(false),
+                    v => Err(RecordError::BadTag(n, name, v.to_string())),
+                }
+            };
+            let layers = tag("Layers")?;
+            let layers: u8 = layers.parse().map_err(|_| RecordError::BadTag(n, "Layers", layers.clone()))?;
+            Variant::haberkorn_with(
+                layers,
+                layer("WhiteLayer")?,
+                layer("BlackLayer")?,
+                flag("EnPassant")?,
+                flag("Castling")?,
+            )
+            .map_err(|e| RecordError::BadTag(n, "Layers", e.to_string()))?
+        }
+        other => return Err(RecordError::BadTag(n, "Variant", other.to_string())),
+    };
+    let termination = tag("Termination")?;
+    let termination = termination.parse().map_err(|_| RecordError::BadTag(n, "Termination", termination.clone()))?;
+    let fen = tag("FEN")?;
+    let mut pos = Position::from_fen(&fen, variant).map_err(|e| RecordError::BadTag(n, "FEN", e.to_string()))?;
+    let (body, comment) = match (movetext.find('{'), movetext.find('}')) {
+        (Some(a), Some(b)) if a < b => {
+            (format!("{} {}", &movetext[..a], &movetext[b + 1..]), movetext[a + 1..b].trim())
+        }
+        _ => (movetext.to_string(), ""),
+    };
+    let mut moves = Vec::new();
+    for word in body.split_whitespace() {
+        if word.ends_with('.') || word == result.as_str() {
+            continue;
+        }
+        pos.play(word).map_err(|e| RecordError::Replay(n, moves.len() + 1, word.to_string(), e.to_string()))?;
+        moves.push(word.to_string());
+    }
+    let plies = tag("PlyCount")?;
+    let plies: usize = plies.parse().map_err(|_| RecordError::BadTag(n, "PlyCount", plies.clone()))?;
+    if plies != moves.len() {
+        return Err(RecordError::PlyCount(n, plies, moves.len()));
+    }
+    Ok(GameRecord {
+        event: tag("Event")?,
+        site: tag("Site")?,
+        date: tag("Date")?,
+        round: tag("Round")?,
+        white: tag("White")?,
+        black: tag("Black")?,
+        result,
+        variant,
+        fen,
+        time_control: tag("TimeControl")?,
+        termination,
+        moves,
+        comment: comment.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(variant: Variant, moves: &[&str]) -> GameRecord {
+        GameRecord {
+            event: "Cubist \"test\" match".into(),
+            site: "here".into(),
+            date: "2025.01.02".into(),
+            round: "1.2".into(),
+            white: "a".into(),
+            black: "b".into(),
+            result: GameResult::BlackWins,
+            variant,
+            fen: variant.start_fen(),
+            time_control: "10+0.1".into(),
+            termination: Termination::IllegalMove,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            comment: "a plays illegal move e2-IVe5-IV".into(),
+        }
+    }
+
+    #[test]
+    fn hdc_record_round_trips() {
+        let rec = sample(Variant::hdc(), &["e2-IVe4-IV", "e7-IVe5-IV", "g1-IVf3-IV", "b8-IVc6-IV", "a2-Ia3-I"]);
+        let mut buf = Vec::new();
+        rec.write(&mut buf).unwrap();
+        rec.write(&mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("[Termination \"illegal move\"]"));
+        assert!(text.contains("[PlyCount \"5\"]"));
+        assert!(text.contains("1. e2-IVe4-IV e7-IVe5-IV 2. g1-IVf3-IV"));
+        let back = parse_records(&text).unwrap();
+        assert_eq!(back, vec![rec.clone(), rec]);
+    }
+
+    #[test]
+    fn haberkorn_record_keeps_its_options() {
+        let v = Variant::haberkorn_with(6, 2, 5, true, false).unwrap();
+        let rec = sample(v, &["e2-IIe4-II"]);
+        let mut buf = Vec::new();
+        rec.write(&mut buf).unwrap();
+        let back = parse_records(std::str::from_utf8(&buf).unwrap()).unwrap();
+        assert_eq!(back[0].variant, v);
+        assert_eq!(back[0], rec);
+    }
+
+    #[test]
+    fn broken_records_are_refused() {
+        let rec = sample(Variant::hdc(), &["e2-IVe4-IV"]);
+        let mut buf = Vec::new();
+        rec.write(&mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let illegal = text.replace("e2-IVe4-IV", "e2-IVe5-IV");
+        assert!(matches!(parse_records(&illegal), Err(RecordError::Replay(1, 1, _, _))));
+        let count = text.replace("[PlyCount \"1\"]", "[PlyCount \"2\"]");
+        assert!(matches!(parse_records(&count), Err(RecordError::PlyCount(1, 2, 1))));
+        assert!(matches!(
+            parse_records(&text.replace("[Result", "[Xesult")),
+            Err(RecordError::MissingTag(1, "Result"))
+        ));
+        assert!(parse_records("1. e2-IVe4-IV").is_err());
+        assert_eq!(parse_records("").unwrap(), vec![]);
+    }
+}

@@ -1,0 +1,297 @@
+//! `cubist match` end to end: matches between fake engines (tests/fakes/)
+//! that inject one fault each, adjudication, bad arguments, and a short
+//! Cubist-vs-Cubist match.
+//!
+//! The fakes are Python 3 scripts. Without `--wrap` they play a fixed script
+//! of legal hdc pawn moves and need no Cubist; with `--wrap <cubist>` they
+//! pass a real engine through and inject the same faults.
+
+use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
+
+/// The engine played in the Cubist tests: this build, or another UCI build
+/// named by `CUBIST_TEST_ENGINE` (the runner is always this build).
+fn engine() -> String {
+    std::env::var("CUBIST_TEST_ENGINE").unwrap_or_else(|_| CUBIST.to_string())
+}
+
+fn fake() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py").display().to_string()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cubist-arena-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What a finished `cubist match` left behind.
+struct Outcome {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+    records: Vec<GameRecord>,
+    json: serde_json::Value,
+}
+
+/// Runs `cubist match` with the arguments plus `--pgnout` and `--results-json`.
+fn run_match(name: &str, args: &[String]) -> Outcome {
+    let dir = scratch(name);
+    let (pgn, json) = (dir.join("games.pgn"), dir.join("results.json"));
+    let out = Command::new(CUBIST)
+        .arg("match")
+        .args(args)
+        .arg("--pgnout")
+        .arg(&pgn)
+        .arg("--results-json")
+        .arg(&json)
+        .output()
+        .expect("cubist runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let records = match std::fs::read_to_string(&pgn) {
+        Ok(text) => parse_records(&text).unwrap_or_else(|e| panic!("records parse back: {e}\n{text}")),
+        Err(_) => Vec::new(),
+    };
+    let json = std::fs::read_to_string(&json)
+        .ok()
+        .map(|t| serde_json::from_str(&t).expect("valid JSON"))
+        .unwrap_or(serde_json::Value::Null);
+    Outcome { ok: out.status.success(), stdout, stderr, records, json }
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+/// Checks that the records, the JSON summary and the table agree.
+fn results_add_up(o: &Outcome, games: usize) {
+    assert!(o.ok, "match failed:\n{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.records.len(), games, "{}", o.stderr);
+    assert_eq!(o.json["games"], games);
+    let first = o.json["engines"][0].as_str().unwrap().to_string();
+    let p = &o.json["pairings"][0];
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for r in &o.records {
+        match (r.result, r.white == first) {
+            (GameResult::Draw, _) => d += 1,
+            (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => w += 1,
+            _ => l += 1,
+        }
+    }
+    assert_eq!((p["wins"].as_u64(), p["draws"].as_u64(), p["losses"].as_u64()), (Some(w), Some(d), Some(l)));
+    assert_eq!(p["games"], games);
+    let pairs: u64 = p["penta"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(pairs as usize, games / 2);
+    assert!(o.stdout.contains(&format!("{games} of {games} games")), "{}", o.stdout);
+}
+
+/// A two-game match of a well-behaved fake against one with `fault` (fake
+/// arguments); `engine` is either the scripted fake or a wrapped Cubist.
+fn fault_match(name: &str, fault: &str, limits: &str, wrap: bool) -> Outcome {
+    let wrap_args = if wrap { format!(" arg=--wrap arg={}", engine()) } else { String::new() };
+    let bad_args: String = words(fault).iter().map(|w| format!(" arg={w}")).collect();
+    let mut args = words(&format!(
+        "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args} readytimeout=0.5",
+        f = fake()
+    ));
+    args.extend(words(&format!("--each {limits} --maxmoves 6 --rounds 1 --concurrency 1 --seed 1")));
+    let o = run_match(name, &args);
+    results_add_up(&o, 2);
+    o
+}
+
+/// The game `bad` lost by `fault`, and whether it was the first game.
+fn assert_fault(o: &Outcome, fault: Termination, both_games: bool) {
+    for (i, r) in o.records.iter().enumerate() {
+        if i == 0 || both_games {
+            assert_eq!(r.termination, fault, "game {} of {:?}", i + 1, o.records);
+            let bad_lost = if r.white == "bad" { GameResult::BlackWins } else { GameResult::WhiteWins };
+            assert_eq!(r.result, bad_lost);
+        } else {
+            assert_eq!(r.termination, Termination::MaxMoves, "the match goes on normally");
+        }
+    }
+}
+
+#[test]
+fn scripted_fakes_play_a_match_that_adds_up() {
+    let args = words(&format!(
+        "--engine cmd={f} name=a --engine cmd={f} name=b --each depth=1 --maxmoves 8 --rounds 3 --concurrency 2",
+        f = fake()
+    ));
+    let o = run_match("scripted", &args);
+    results_add_up(&o, 6);
+    for r in &o.records {
+        assert_eq!(r.termination, Termination::MaxMoves);
+        assert_eq!(r.moves.len(), 16);
+        assert_eq!(r.time_control, "depth=1");
+    }
+}
+
+#[test]
+fn fake_crash_loses_and_the_engine_is_restarted() {
+    // The crash comes on the process's 3rd `go`: the restarted engine crashes again.
+    let o = fault_match("crash", "--crash-at 3", "depth=1", false);
+    assert_fault(&o, Termination::Crash, true);
+}
+
+#[test]
+fn fake_illegal_move_loses() {
+    let o = fault_match("illegal", "--illegal-at 3", "depth=1", false);
+    assert_fault(&o, Termination::IllegalMove, false);
+    assert!(o.records[0].comment.contains("a1-Ia8-I"));
+}
+
+#[test]
+fn fake_garbage_loses() {
+    let o = fault_match("garbage", "--garbage-at 3", "depth=1", false);
+    assert_fault(&o, Termination::MalformedMove, false);
+}
+
+#[test]
+fn fake_without_readyok_loses() {
+    let o = fault_match("noready", "--noready", "depth=1", false);
+    assert_fault(&o, Termination::NoReadyok, true);
+    assert!(o.records.iter().all(|r| r.moves.is_empty()));
+    // Answers three times, then falls silent in the middle of the first game.
+    let o = fault_match("noready-mid", "--noready --ready-answers 3", "depth=1", false);
+    assert_fault(&o, Termination::NoReadyok, true);
+    assert!(!o.records[0].moves.is_empty());
+}
+
+#[test]
+fn fake_over_the_clock_loses_on_time() {
+    // tc=1+0: the fake sleeps 1.5 s on its 3rd move; the restarted one does it again.
+    let o = fault_match("slow", "--slow-at 3 --sleep 1.5", "tc=1+0 timemargin=100", false);
+    assert_fault(&o, Termination::TimeForfeit, true);
+    assert_eq!(o.records[0].time_control, "1");
+}
+
+#[test]
+fn resign_and_draw_adjudication() {
+    let f = fake();
+    let resign = words(&format!(
+        "--engine cmd={f} name=hopeless arg=--score arg=-700 --engine cmd={f} name=b arg=--score arg=700 \
+         --each depth=1 --resign movecount=3 score=600 --rounds 1 --no-repeat"
+    ));
+    let o = run_match("resign", &resign);
+    results_add_up(&o, 1);
+    let r = &o.records[0];
+    assert_eq!((r.termination, r.result, r.moves.len()), (Termination::Resign, GameResult::BlackWins, 5));
+    let draw = words(&format!(
+        "--engine cmd={f} name=a arg=--score arg=3 --engine cmd={f} name=b arg=--score arg=-2 \
+         --each depth=1 --draw movenumber=4 movecount=2 score=10 --rounds 1 --no-repeat"
+    ));
+    let o = run_match("draw", &draw);
+    let r = &o.records[0];
+    assert_eq!((r.termination, r.result), (Termination::DrawAdjudication, GameResult::Draw));
+    // Plies counted from the one that reaches move 4 (the 6th ply leaves move number 4): plies 6..=9.
+    assert_eq!(r.moves.len(), 9);
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let f = fake();
+    let args = words(&format!(
+        "--engine cmd={f} name=good --engine cmd={f} name=bad arg=--garbage-at arg=1 arg=--every \
+         --each depth=1 --rounds 200 --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 model=logistic"
+    ));
+    let o = run_match("sprt", &args);
+    assert!(o.ok, "{}", o.stderr);
+    assert_eq!(o.json["stopped_early"], true);
+    assert_eq!(o.json["sprt"]["decision"], "H1");
+    let games = o.json["games"].as_u64().unwrap();
+    assert!(games < 400 && games as usize == o.records.len());
+    assert!(o.stdout.contains("H1 accepted"));
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let f = fake();
+    let cases = [
+        (format!("--engine name=x depth=1 --engine cmd={f} depth=1"), "cmd= is required"),
+        (format!("--engine cmd={f} --engine cmd={f}"), "no limit"),
+        (format!("--engine cmd={f} depth=1"), "at least two"),
+        (format!("--engine cmd={f} depth=1 --engine cmd=/no/such/engine depth=1"), "does not start"),
+        (
+            format!("--engine cmd={f} depth=1 --engine cmd={f} depth=1 --sprt elo0=5 elo1=0 alpha=0.05 beta=0.05"),
+            "elo0 < elo1",
+        ),
+        (format!("--engine cmd={f} depth=1 --engine cmd={f} depth=1 --constellations"), "haberkorn"),
+        (format!("--engine cmd={f} depth=1 --engine cmd={f} depth=1 --openings file=/no/such/file"), "cannot read"),
+        (format!("--engine cmd={f} tc=fast --engine cmd={f} depth=1"), "bad value 'fast'"),
+    ];
+    for (args, message) in cases {
+        let out = Command::new(CUBIST).arg("match").args(words(&args)).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args}");
+        assert!(stderr.contains(message), "{args}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args}: {stderr}");
+    }
+}
+
+#[test]
+fn opening_file_and_constellations() {
+    let dir = scratch("openings-file");
+    let book = dir.join("book.epd");
+    let start = cubist::core::Variant::hdc().start_fen();
+    let epd: Vec<&str> = start.split_whitespace().take(4).collect();
+    std::fs::write(&book, format!("# one opening\n{} id \"start\";\n", epd.join(" "))).unwrap();
+    let f = fake();
+    let args = words(&format!(
+        "--engine cmd={f} name=a --engine cmd={f} name=b --each depth=1 --maxmoves 2 --rounds 2 \
+         --openings file={} format=epd order=sequential",
+        book.display()
+    ));
+    let o = run_match("openings", &args);
+    results_add_up(&o, 4);
+    assert!(o.records.iter().all(|r| r.fen == start));
+}
+
+// ---- with Cubist's UCI loop -------------------------------------------------
+
+#[test]
+fn cubist_vs_cubist_depth_1() {
+    let args = words(&format!(
+        "--engine cmd={e} name=one --engine cmd={e} name=two --each depth=1 \
+         --games 4 --concurrency 2 --maxmoves 40",
+        e = engine()
+    ));
+    let o = run_match("cubist-depth1", &args);
+    results_add_up(&o, 4);
+    let table_total: u64 = ["wins", "draws", "losses"].iter().map(|k| o.json["pairings"][0][k].as_u64().unwrap()).sum();
+    assert_eq!(table_total, 4);
+}
+
+#[test]
+fn cubist_in_haberkorn_constellations() {
+    let args = words(&format!(
+        "--engine cmd={e} name=one --engine cmd={e} name=two option.Strategy=random --each depth=1 \
+         --variant haberkorn --layers 3 --white-layer 1 --black-layer 3 --constellations --rounds 3 --random-plies 2 --maxmoves 20",
+        e = engine()
+    ));
+    let o = run_match("cubist-constellations", &args);
+    results_add_up(&o, 6);
+    let layers: Vec<(u8, u8)> = o.records.iter().map(|r| (r.variant.white_layer, r.variant.black_layer)).collect();
+    assert_eq!(layers, [(0, 0), (0, 0), (0, 1), (0, 1), (0, 2), (0, 2)]);
+}
+
+#[test]
+fn wrapped_cubist_faults() {
+    let o = fault_match("w-crash", "--crash-at 3", "depth=1", true);
+    assert_fault(&o, Termination::Crash, true);
+    let o = fault_match("w-illegal", "--illegal-at 3", "depth=1", true);
+    assert_fault(&o, Termination::IllegalMove, false);
+    let o = fault_match("w-garbage", "--garbage-at 3", "depth=1", true);
+    assert_fault(&o, Termination::MalformedMove, false);
+    let o = fault_match("w-noready", "--noready --ready-answers 3", "depth=1", true);
+    assert_fault(&o, Termination::NoReadyok, true);
+    let o = fault_match("w-slow", "--slow-at 3 --sleep 1.5", "tc=1+0", true);
+    assert_fault(&o, Termination::TimeForfeit, true);
+}
