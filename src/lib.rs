@@ -1,6 +1,7 @@
 //! Cubist: a chess engine for 3D chess (HyperDimension Chess and Haberkorn's
 //! space chess) on an 8×8×8 cube.
 
+pub mod bench;
 pub mod core;
 pub mod perft;
 pub mod search;

@@ -1,4 +1,4 @@
-//! The `cubist` binary: the UCI loop by default, and the `perft` tool.
+//! The `cubist` binary: the UCI loop by default, and the `perft` and `bench` tools.
 
 use clap::{Args, Parser, Subcommand};
 use cubist::core::{Position, Variant, VariantKind};
@@ -17,6 +17,21 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
     Perft(PerftArgs),
+    /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Depth in plies.
+    #[arg(default_value_t = cubist::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=100))]
+    depth: u32,
+    /// Search threads.
+    #[arg(default_value_t = cubist::bench::DEFAULT_THREADS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    threads: usize,
+    /// Hash table size in MiB.
+    #[arg(default_value_t = cubist::bench::DEFAULT_HASH_MB, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65536))]
+    hash: usize,
 }
 
 /// Which variant to play and its haberkorn options.
@@ -103,6 +118,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Perft(args)) => run_perft(args),
+        Some(Command::Bench(args)) => {
+            cubist::bench::run(args.depth, args.threads, args.hash, &mut std::io::stdout().lock());
+            Ok(())
+        }
         None => Err("the UCI loop is not built yet; try `cubist perft 3`".to_string()),
     };
     match result {
