@@ -8,6 +8,7 @@
 pub mod eval;
 pub mod history;
 pub mod movepick;
+pub mod root;
 #[allow(clippy::module_inception)]
 pub mod search;
 pub mod strategy;

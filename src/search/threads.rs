@@ -11,7 +11,8 @@
 
 use super::history::MAX_PLY;
 use super::movepick::capture_score;
-use super::search::{INF, NodeCounter, RootMove, Searcher, Shared, to_score};
+use super::root::{RootMove, to_score};
+use super::search::{INF, NodeCounter, Searcher, Shared};
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use super::{Info, Limits, Report, SearchParams, Settings, Signals};
