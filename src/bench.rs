@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The depth `bench` searches to when none is given.
-pub const DEFAULT_DEPTH: u32 = 7;
+pub const DEFAULT_DEPTH: u32 = 10;
 /// Threads when none are given.
 pub const DEFAULT_THREADS: usize = 1;
 /// Hash MiB when none are given.

@@ -243,3 +243,41 @@ fn a_clock_search_stays_inside_its_time_and_names_a_ponder_move() {
     let info = out.infos.last().expect("info");
     assert!(info.nodes > 0 && info.hashfull <= 1000 && !info.pv.is_empty());
 }
+
+#[test]
+fn pondering_ignores_the_clock_until_ponderhit() {
+    let pos = Position::start(Variant::haberkorn());
+    let mut engine = Engine::new(Settings::default());
+    let (tx, rx) = mpsc::channel();
+    let clock = Limits {
+        wtime: Some(Duration::from_millis(300)),
+        btime: Some(Duration::from_millis(300)),
+        ponder: true,
+        ..Limits::default()
+    };
+    engine.go(&pos, clock, Box::new(move |r| drop(tx.send(r))));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(engine.is_searching(), "a ponder search outlives its clock");
+    assert!(!rx.try_iter().any(|r| matches!(r, Report::BestMove { .. })));
+    engine.ponderhit();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let best = loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Report::BestMove { best, .. }) => break best,
+            Ok(_) => {}
+            Err(e) => panic!("no bestmove after ponderhit: {e}"),
+        }
+    };
+    engine.wait();
+    assert!(pos.is_legal(best.expect("a move")));
+}
+
+#[test]
+fn go_mate_and_go_depth_end_by_themselves() {
+    let (variant, fen, n) = MATES[1];
+    let pos = Position::from_fen(fen, variant()).unwrap();
+    let out = search(&pos, Limits { mate: Some(n as u32), ..Limits::default() });
+    assert_eq!(out.infos.last().unwrap().score, Score::Mate(n));
+    let out = search(&Position::start(Variant::hdc()), Limits { depth: Some(3), ..Limits::default() });
+    assert_eq!(out.infos.iter().map(|i| i.depth).max(), Some(3));
+}

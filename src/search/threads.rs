@@ -94,7 +94,11 @@ pub fn run(
             })
             .collect();
         let mut main = Searcher::new(0, &shared, pos.clone(), root_moves.clone());
-        main.iterate(max_depth, Some(report));
+        main.iterate(max_depth, Some(&mut *report));
+        // Stopped inside an iteration: the last word on nodes and the line in force.
+        if shared.abort.load(Ordering::Relaxed) && main.completed_depth > 0 {
+            report(Report::Info(main.info(main.completed_depth, 0)));
+        }
         shared.abort.store(true, Ordering::Relaxed);
         let mut all = vec![proposal(&main)];
         all.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
