@@ -2,9 +2,10 @@
 //! and a hard limit (stop the search wherever it is) from the `go` limits.
 //!
 //! With a clock, the soft limit is the remaining time shared over the moves
-//! to go (`movestogo`, else 40) plus three quarters of the increment, at most
-//! half the clock; the hard limit is four times the soft one, at most 80% of
-//! the clock. `Move Overhead` is kept back from every figure. `movetime`
+//! to go (`movestogo`, else 50) plus three quarters of the increment, at most
+//! 40% of the clock; the hard limit is three times the soft one, at most 60%
+//! of the clock. A new iteration starts only before 55% of the (scaled) soft
+//! limit, since it usually takes longer than all earlier ones together. `Move Overhead` is kept back from every figure. `movetime`
 //! gives both limits at once. The search may stretch the soft limit while its
 //! best move is unstable and shrink it when the best move holds.
 
@@ -45,9 +46,9 @@ impl TimeManager {
         };
         let inc = inc.unwrap_or_default();
         let left = time.saturating_sub(move_overhead).max(floor);
-        let mtg = limits.movestogo.unwrap_or(40).clamp(1, 60);
-        let soft = (left / mtg + inc * 3 / 4).min(left / 2).max(floor);
-        let hard = (soft * 4).min(left.mul_f64(0.8)).max(soft);
+        let mtg = limits.movestogo.unwrap_or(50).clamp(1, 60);
+        let soft = (left / mtg + inc * 3 / 4).min(left.mul_f64(0.4)).max(floor);
+        let hard = (soft * 3).min(left.mul_f64(0.6)).max(soft);
         TimeManager { start, soft: Some(soft), hard: Some(hard) }
     }
 
@@ -76,7 +77,7 @@ impl TimeManager {
     /// Whether a new iteration should not start: past the soft limit scaled by
     /// `factor` (above 1 while the best move changes, below 1 while it holds).
     pub fn soft_exceeded(&self, factor: f64) -> bool {
-        self.soft.is_some_and(|s| self.elapsed() >= s.mul_f64(factor).min(self.hard.unwrap_or(s)))
+        self.soft.is_some_and(|s| self.elapsed() >= s.mul_f64(factor * 0.55).min(self.hard.unwrap_or(s)))
     }
 }
 
@@ -93,13 +94,13 @@ mod tests {
         let limits = Limits { wtime: ms(60_000), btime: ms(1_000), winc: ms(1_000), ..Limits::default() };
         let overhead = Duration::from_millis(10);
         let w = TimeManager::new(&limits, Color::White, overhead);
-        assert_eq!(w.soft(), Some(Duration::from_millis(59_990) / 40 + Duration::from_millis(750)));
-        assert!(w.hard().unwrap() <= Duration::from_millis(59_990).mul_f64(0.8));
+        assert_eq!(w.soft(), Some(Duration::from_millis(59_990) / 50 + Duration::from_millis(750)));
+        assert!(w.hard().unwrap() <= Duration::from_millis(59_990).mul_f64(0.6));
         let b = TimeManager::new(&limits, Color::Black, overhead);
         assert!(b.hard().unwrap() < Duration::from_millis(1_000));
         let last = Limits { wtime: ms(500), movestogo: Some(1), ..Limits::default() };
         let l = TimeManager::new(&last, Color::White, overhead);
-        assert!(l.soft().unwrap() <= Duration::from_millis(245) && l.hard().unwrap() < Duration::from_millis(400));
+        assert!(l.soft().unwrap() <= Duration::from_millis(200) && l.hard().unwrap() < Duration::from_millis(300));
     }
 
     #[test]
