@@ -2,6 +2,7 @@
 //! space chess) on an 8×8×8 cube.
 
 pub mod arena;
+pub mod bench;
 pub mod core;
 pub mod perft;
 pub mod search;

@@ -1,4 +1,4 @@
-//! The `cubist` binary: the UCI loop by default, the `perft` tool and the `match` runner.
+//! The `cubist` binary: the UCI loop by default, the `perft` and `bench` tools and the `match` runner.
 
 use clap::{ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_sprt};
@@ -22,6 +22,21 @@ enum Command {
     Perft(PerftArgs),
     /// Play engines against each other (fastchess-style options; see docs/records.md).
     Match(Box<MatchArgs>),
+    /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Depth in plies.
+    #[arg(default_value_t = cubist::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=100))]
+    depth: u32,
+    /// Search threads.
+    #[arg(default_value_t = cubist::bench::DEFAULT_THREADS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    threads: usize,
+    /// Hash table size in MiB.
+    #[arg(default_value_t = cubist::bench::DEFAULT_HASH_MB, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65536))]
+    hash: usize,
 }
 
 /// Which variant to play and its haberkorn options.
@@ -220,6 +235,10 @@ fn main() -> ExitCode {
             Some(m) => run_match_command(args, m),
             None => Err("internal: no match arguments".to_string()),
         },
+        Some(Command::Bench(args)) => {
+            cubist::bench::run(args.depth, args.threads, args.hash, &mut std::io::stdout().lock());
+            Ok(())
+        }
         None => Err("the UCI loop is not built yet; try `cubist perft 3`".to_string()),
     };
     match result {

@@ -5,11 +5,22 @@
 //! The search never prints: it reports through a callback that the UCI layer
 //! formats (Stockfish's split between `Engine` and `UCIEngine`).
 
+pub mod eval;
+pub mod history;
+pub mod movepick;
+pub mod root;
+#[allow(clippy::module_inception)]
+pub mod search;
 pub mod strategy;
+pub mod threads;
+pub mod timeman;
+pub mod tt;
+
+pub use search::SearchParams;
 
 use crate::core::{Move, Position};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -186,6 +197,9 @@ impl Signals {
 /// one search running on a background thread.
 pub struct Engine {
     settings: Settings,
+    params: SearchParams,
+    tt: Arc<tt::TranspositionTable>,
+    nodes: Arc<AtomicU64>,
     signals: Arc<Signals>,
     worker: Option<JoinHandle<()>>,
 }
@@ -199,7 +213,14 @@ impl Default for Engine {
 impl Engine {
     /// An idle engine with these settings.
     pub fn new(settings: Settings) -> Engine {
-        Engine { settings, signals: Arc::new(Signals::default()), worker: None }
+        Engine {
+            tt: Arc::new(tt::TranspositionTable::new(settings.hash_mb)),
+            settings,
+            params: SearchParams::default(),
+            nodes: Arc::new(AtomicU64::new(0)),
+            signals: Arc::new(Signals::default()),
+            worker: None,
+        }
     }
 
     /// The settings in force.
@@ -207,15 +228,42 @@ impl Engine {
         &self.settings
     }
 
-    /// Changes the settings (waits for a running search to end first).
+    /// Changes the settings (waits for a running search to end first); a new
+    /// `hash_mb` reallocates (and so clears) the transposition table.
     pub fn set_settings(&mut self, settings: Settings) {
         self.wait();
+        if settings.hash_mb != self.settings.hash_mb {
+            self.tt = Arc::new(tt::TranspositionTable::new(settings.hash_mb));
+        }
         self.settings = settings;
     }
 
-    /// Forgets everything learnt (hash table, histories): `ucinewgame`, `Clear Hash`.
+    /// The search technique switches in force (all on by default).
+    pub fn params(&self) -> SearchParams {
+        self.params
+    }
+
+    /// Switches search techniques on or off (for self-play measurements).
+    pub fn set_params(&mut self, params: SearchParams) {
+        self.wait();
+        self.params = params;
+    }
+
+    /// Forgets everything learnt: `ucinewgame`, `Clear Hash`. Histories and
+    /// killers live only for one search, so this empties the hash table.
     pub fn clear(&mut self) {
         self.wait();
+        self.tt.clear();
+    }
+
+    /// Transposition table use of the current search, per mille (sampled).
+    pub fn hashfull(&self) -> u32 {
+        self.tt.hashfull()
+    }
+
+    /// Nodes searched by the last finished search (all threads).
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
     }
 
     /// Whether a search is running.
@@ -234,12 +282,25 @@ impl Engine {
         signals.infinite.store(limits.infinite, Ordering::Relaxed);
         self.signals = Arc::clone(&signals);
         let settings = self.settings.clone();
+        let params = self.params;
+        let tt = Arc::clone(&self.tt);
+        let nodes = Arc::clone(&self.nodes);
+        nodes.store(0, Ordering::Relaxed);
         let pos = pos.clone();
-        self.worker = Some(std::thread::spawn(move || {
-            let (best, ponder) = strategy::choose(&pos, &limits, &settings, &signals, &mut report);
+        let work = move || {
+            let (best, ponder) = match settings.strategy {
+                Strategy::Search => {
+                    let root = strategy::root_moves(&pos, &limits);
+                    threads::run(&pos, root, &limits, &settings, params, &tt, &signals, &nodes, &mut report)
+                }
+                _ => strategy::choose(&pos, &limits, &settings, &signals, &mut report),
+            };
             signals.wait_for_release();
             report(Report::BestMove { best, ponder });
-        }));
+        };
+        let spawned =
+            std::thread::Builder::new().name("cubist-main".into()).stack_size(threads::SEARCH_STACK).spawn(work);
+        self.worker = spawned.ok();
     }
 
     /// Asks a running search to stop; it still reports its `bestmove`.

@@ -1,9 +1,11 @@
 //! Move choice by strategy: the test baselines `greedy` and `random`, and the
 //! dispatch to the search.
 
-use super::{Info, Limits, Report, Score, Settings, Signals, Strategy};
+use super::tt::TranspositionTable;
+use super::{Info, Limits, Report, Score, SearchParams, Settings, Signals, Strategy, threads};
 use crate::core::{Move, MoveFlag, PieceKind, Position};
 use rand::seq::IndexedRandom;
+use std::sync::atomic::AtomicU64;
 
 /// Material values used by the greedy baseline (centipawns).
 pub const fn baseline_value(kind: PieceKind) -> i32 {
@@ -40,12 +42,14 @@ pub fn root_moves(pos: &Position, limits: &Limits) -> Vec<Move> {
 }
 
 /// Chooses a move for `pos` as `settings.strategy` says; returns the move
-/// (`None` when there is none) and the expected reply.
+/// (`None` when there is none) and the expected reply. The search gets a
+/// fresh table of `settings.hash_mb` MiB here; [`super::Engine`] keeps its
+/// table between moves instead.
 pub fn choose(
     pos: &Position,
     limits: &Limits,
     settings: &Settings,
-    _signals: &Signals,
+    signals: &Signals,
     report: &mut dyn FnMut(Report),
 ) -> (Option<Move>, Option<Move>) {
     let moves = root_moves(pos, limits);
@@ -54,8 +58,13 @@ pub fn choose(
     }
     let mut rng = rand::rng();
     match settings.strategy {
+        Strategy::Search => {
+            let tt = TranspositionTable::new(settings.hash_mb);
+            let nodes = AtomicU64::new(0);
+            threads::run(pos, moves, limits, settings, SearchParams::default(), &tt, signals, &nodes, report)
+        }
         Strategy::Random => (moves.choose(&mut rng).copied(), None),
-        Strategy::Greedy | Strategy::Search => {
+        Strategy::Greedy => {
             let best = moves.iter().map(|&m| material_gain(pos, m)).max().unwrap_or(0);
             let ties: Vec<Move> = moves.iter().copied().filter(|&m| material_gain(pos, m) == best).collect();
             let chosen = ties.choose(&mut rng).copied();

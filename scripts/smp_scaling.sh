@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Lazy SMP scaling on `cubist bench`: nodes/second ratio and time-to-depth
+# ratio of N threads against 1 thread, at the same depth and hash.
+# Usage: scripts/smp_scaling.sh [depth] [hash_mb] [thread counts...]
+# e.g.   scripts/smp_scaling.sh 10 64 1 2        (the default)
+#        scripts/smp_scaling.sh 12 256 1 2 4 8 16
+set -euo pipefail
+depth=${1:-10}
+hash=${2:-64}
+shift 2 2>/dev/null || shift $#
+threads=("$@")
+[ ${#threads[@]} -eq 0 ] && threads=(1 2)
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/cubist
+base_nps=""; base_ms=""
+printf '%8s %12s %14s %10s %10s %12s\n' threads time_ms nodes nps nps_ratio time_ratio
+for t in "${threads[@]}"; do
+  out=$("$bin" bench "$depth" "$t" "$hash")
+  ms=$(awk -F': ' '/^Total time/ {print $2}' <<<"$out")
+  nodes=$(awk -F': ' '/^Nodes searched/ {print $2}' <<<"$out")
+  nps=$(awk -F': ' '/^Nodes\/second/ {print $2}' <<<"$out")
+  if [ -z "$base_nps" ]; then base_nps=$nps; base_ms=$ms; fi
+  printf '%8s %12s %14s %10s %10.2f %12.2f\n' "$t" "$ms" "$nodes" "$nps" \
+    "$(echo "$nps / $base_nps" | bc -l)" "$(echo "$ms / $base_ms" | bc -l)"
+done

@@ -1,0 +1,128 @@
+//! Per-thread move-ordering memory: killer moves per ply, countermoves (the
+//! reply that refuted a move last time) and the butterfly history of quiet
+//! moves (by side, from-square and to-square), updated with "gravity" so that
+//! values stay within ±`HISTORY_MAX`.
+
+use crate::core::{Color, Move};
+
+/// The deepest ply the search reaches (and the size of per-ply tables).
+pub const MAX_PLY: usize = 128;
+/// History values stay within ±this.
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// The move-ordering memory of one search thread (about 1 MiB, allocated once per search).
+pub struct History {
+    butterfly: Vec<i16>,
+    counter: Vec<Move>,
+    killers: [[Move; 2]; MAX_PLY + 1],
+}
+
+impl Default for History {
+    fn default() -> History {
+        History::new()
+    }
+}
+
+impl History {
+    /// Empty tables.
+    pub fn new() -> History {
+        History {
+            butterfly: vec![0; 2 * 512 * 512],
+            counter: vec![Move::NONE; 2 * 512 * 512],
+            killers: [[Move::NONE; 2]; MAX_PLY + 1],
+        }
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.butterfly.fill(0);
+        self.counter.fill(Move::NONE);
+        self.killers = [[Move::NONE; 2]; MAX_PLY + 1];
+    }
+
+    #[inline]
+    fn index(side: Color, m: Move) -> usize {
+        side.index() << 18 | m.from().index() << 9 | m.to().index()
+    }
+
+    /// The history score of a quiet move.
+    #[inline]
+    pub fn score(&self, side: Color, m: Move) -> i32 {
+        self.butterfly[History::index(side, m)] as i32
+    }
+
+    /// Moves a quiet move's score by `bonus` (positive: it cut off; negative: it failed).
+    #[inline]
+    pub fn update(&mut self, side: Color, m: Move, bonus: i32) {
+        let e = &mut self.butterfly[History::index(side, m)];
+        let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        let v = *e as i32 + b - *e as i32 * b.abs() / HISTORY_MAX;
+        *e = v.clamp(-HISTORY_MAX, HISTORY_MAX) as i16;
+    }
+
+    /// The killer moves at `ply`.
+    #[inline]
+    pub fn killers(&self, ply: usize) -> [Move; 2] {
+        self.killers[ply.min(MAX_PLY)]
+    }
+
+    /// Records a quiet move that cut off at `ply`.
+    pub fn add_killer(&mut self, ply: usize, m: Move) {
+        let k = &mut self.killers[ply.min(MAX_PLY)];
+        if k[0] != m {
+            k[1] = k[0];
+            k[0] = m;
+        }
+    }
+
+    /// Clears the killers of `ply` (done when a node at `ply - 1` starts, so siblings share them).
+    pub fn clear_killers(&mut self, ply: usize) {
+        self.killers[ply.min(MAX_PLY)] = [Move::NONE; 2];
+    }
+
+    /// The stored reply to the opponent's `prev` move (by `side` to move now).
+    #[inline]
+    pub fn countermove(&self, side: Color, prev: Move) -> Move {
+        if prev.is_none() { Move::NONE } else { self.counter[History::index(side, prev)] }
+    }
+
+    /// Records `m` as the reply that refuted `prev`.
+    pub fn set_countermove(&mut self, side: Color, prev: Move, m: Move) {
+        if !prev.is_none() {
+            self.counter[History::index(side, prev)] = m;
+        }
+    }
+}
+
+/// The history bonus for a cutoff at `depth`.
+#[inline]
+pub fn bonus(depth: i32) -> i32 {
+    (depth * depth * 16 + depth * 32).min(2_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Position, Variant};
+
+    #[test]
+    fn history_stays_bounded_and_killers_shift() {
+        let pos = Position::start(Variant::hdc());
+        let moves = pos.legal_moves();
+        let mut h = History::new();
+        for _ in 0..1000 {
+            h.update(Color::White, moves[0], bonus(20));
+        }
+        assert!(h.score(Color::White, moves[0]) <= HISTORY_MAX);
+        assert!(h.score(Color::White, moves[0]) > HISTORY_MAX / 2);
+        assert_eq!(h.score(Color::Black, moves[0]), 0);
+        h.add_killer(3, moves[1]);
+        h.add_killer(3, moves[2]);
+        h.add_killer(3, moves[2]);
+        assert_eq!(h.killers(3), [moves[2], moves[1]]);
+        h.set_countermove(Color::Black, moves[0], moves[5]);
+        assert_eq!(h.countermove(Color::Black, moves[0]), moves[5]);
+        h.clear();
+        assert_eq!(h.killers(3), [Move::NONE; 2]);
+    }
+}

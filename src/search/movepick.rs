@@ -1,0 +1,252 @@
+//! Move generation into a per-thread buffer and move ordering.
+//!
+//! Each search thread owns one [`MoveBuffer`]: a node appends its moves at
+//! the end, picks them best-first by selection, and truncates the buffer back
+//! when it returns, so the buffer works as a stack of move lists without a
+//! heap allocation per node (and without 57 KB `MoveList`s on the stack).
+//!
+//! Order: the TT move, then winning or even captures and queen promotions by
+//! MVV-LVA, then killers, the countermove and quiet moves by history, then
+//! losing captures (a cheaper piece defended by the enemy) and underpromotions.
+
+use super::eval::piece_value;
+use super::history::History;
+use crate::core::movegen::MoveSink;
+use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position, Square};
+
+/// Order score of the TT move.
+const TT_MOVE: i32 = 10_000_000;
+/// Base of winning and even captures and queen promotions.
+const GOOD_CAPTURE: i32 = 2_000_000;
+const KILLER_1: i32 = 1_000_000;
+const KILLER_2: i32 = 990_000;
+const COUNTER: i32 = 980_000;
+/// Base of losing captures (below every quiet move).
+pub const BAD_CAPTURE: i32 = -1_000_000;
+const UNDERPROMOTION: i32 = -2_000_000;
+
+/// The moves of every node on the current path, as one stack.
+pub struct MoveBuffer {
+    moves: Vec<Move>,
+    scores: Vec<i32>,
+}
+
+impl Default for MoveBuffer {
+    fn default() -> MoveBuffer {
+        MoveBuffer::new()
+    }
+}
+
+/// Pushes generated moves onto the buffer; with `targets_mask` set to the
+/// enemy pieces it keeps captures only (plus promotions and en passant).
+struct BufferSink<'a> {
+    moves: &'a mut Vec<Move>,
+    targets_mask: Bitboard,
+    captures_only: bool,
+}
+
+impl MoveSink for BufferSink<'_> {
+    #[inline]
+    fn targets(&mut self, from: Square, targets: Bitboard) {
+        for to in targets & self.targets_mask {
+            self.moves.push(Move::new(from, to));
+        }
+    }
+
+    #[inline]
+    fn pawn_targets(&mut self, targets: Bitboard, offset: i32, promo_squares: Bitboard, promotions: &[PieceKind]) {
+        let keep = if self.captures_only { self.targets_mask | promo_squares } else { Bitboard::FULL };
+        for to in targets & keep {
+            let from = Square::from_index_unchecked((to.index() as i32 - offset) as usize);
+            if promo_squares.has(to) {
+                for &k in promotions {
+                    self.moves.push(Move::promotion(from, to, k));
+                }
+            } else {
+                self.moves.push(Move::new(from, to));
+            }
+        }
+    }
+
+    #[inline]
+    fn one(&mut self, m: Move) {
+        if !self.captures_only || m.flag() == MoveFlag::EnPassant {
+            self.moves.push(m);
+        }
+    }
+}
+
+impl MoveBuffer {
+    /// An empty buffer with room for a few full hdc move lists.
+    pub fn new() -> MoveBuffer {
+        MoveBuffer { moves: Vec::with_capacity(1 << 15), scores: Vec::with_capacity(1 << 15) }
+    }
+
+    /// The first free index (where the next node's moves will start).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Whether no moves are stored.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// Drops everything from `start` on.
+    #[inline]
+    pub fn truncate(&mut self, start: usize) {
+        self.moves.truncate(start);
+        self.scores.truncate(start);
+    }
+
+    /// Appends every legal move (or captures and promotions only) of `pos`; returns their range.
+    pub fn generate(&mut self, pos: &Position, captures_only: bool) -> (usize, usize) {
+        let start = self.moves.len();
+        let mask = if captures_only { pos.color_pieces(!pos.side_to_move()) } else { Bitboard::FULL };
+        pos.generate(&mut BufferSink { moves: &mut self.moves, targets_mask: mask, captures_only });
+        self.scores.resize(self.moves.len(), 0);
+        (start, self.moves.len())
+    }
+
+    /// The move at `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Move {
+        self.moves[i]
+    }
+
+    /// The order score of the move at `i` (after [`MoveBuffer::score`] and [`MoveBuffer::pick`]).
+    #[inline]
+    pub fn score_at(&self, i: usize) -> i32 {
+        self.scores[i]
+    }
+
+    /// Whether `m` is among the moves in `start..end`.
+    pub fn contains(&self, start: usize, end: usize, m: Move) -> bool {
+        self.moves[start..end].contains(&m)
+    }
+
+    /// Gives every move in `range` its order score.
+    pub fn score(
+        &mut self,
+        pos: &Position,
+        range: std::ops::Range<usize>,
+        tt_move: Move,
+        hist: &History,
+        ply: usize,
+        prev: Move,
+    ) {
+        let side = pos.side_to_move();
+        let killers = hist.killers(ply);
+        let counter = hist.countermove(side, prev);
+        for i in range {
+            let m = self.moves[i];
+            self.scores[i] = if m == tt_move {
+                TT_MOVE
+            } else if let Some(s) = capture_score(pos, m) {
+                s
+            } else if m == killers[0] {
+                KILLER_1
+            } else if m == killers[1] {
+                KILLER_2
+            } else if m == counter {
+                COUNTER
+            } else {
+                hist.score(side, m)
+            };
+        }
+    }
+
+    /// Moves the best-scored move of `i..end` to `i` and returns it.
+    #[inline]
+    pub fn pick(&mut self, i: usize, end: usize) -> Move {
+        let mut best = i;
+        for j in i + 1..end {
+            if self.scores[j] > self.scores[best] {
+                best = j;
+            }
+        }
+        self.moves.swap(i, best);
+        self.scores.swap(i, best);
+        self.moves[i]
+    }
+}
+
+/// The captured piece of a move, if it captures.
+#[inline]
+pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
+    match m.flag() {
+        MoveFlag::EnPassant => Some(PieceKind::Pawn),
+        MoveFlag::Castle => None,
+        MoveFlag::Normal => pos.piece_at(m.to()).map(|p| p.kind),
+    }
+}
+
+/// Whether a move is quiet: no capture, no promotion.
+#[inline]
+pub fn is_quiet(pos: &Position, m: Move) -> bool {
+    m.promotion_kind().is_none() && captured(pos, m).is_none()
+}
+
+/// The order score of a capture or promotion (`None` for quiet moves): MVV-LVA
+/// for captures that win material or where the target square is undefended,
+/// [`BAD_CAPTURE`] and below for captures of a cheaper defended piece.
+pub fn capture_score(pos: &Position, m: Move) -> Option<i32> {
+    let kind = pos.variant().kind;
+    let promo = m.promotion_kind();
+    let victim = captured(pos, m);
+    if victim.is_none() && promo.is_none() {
+        return None;
+    }
+    if let Some(p) = promo
+        && p != PieceKind::Queen
+    {
+        return Some(UNDERPROMOTION + victim.map_or(0, |v| piece_value(kind, v)));
+    }
+    let victim_value = victim.map_or(0, |v| piece_value(kind, v)) + promo.map_or(0, |p| piece_value(kind, p));
+    let attacker = pos.piece_at(m.from()).map_or(PieceKind::Pawn, |p| p.kind);
+    let attacker_value = piece_value(kind, attacker);
+    let mvv_lva = victim_value * 16 - attacker_value / 8;
+    if promo.is_some() || victim_value >= attacker_value || !pos.is_attacked(m.to(), !pos.side_to_move()) {
+        Some(GOOD_CAPTURE + mvv_lva)
+    } else {
+        Some(BAD_CAPTURE + mvv_lva)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+
+    #[test]
+    fn captures_only_generation_matches_the_filtered_full_list() {
+        let mut pos = Position::start(Variant::haberkorn());
+        for t in ["e2-IVe4-IV", "d7-Vd5-V", "e4-IVd5-V"] {
+            pos.play(t).unwrap();
+        }
+        let mut buf = MoveBuffer::new();
+        let (s, e) = buf.generate(&pos, false);
+        assert_eq!(e - s, pos.legal_moves().len());
+        let expect: Vec<Move> = (s..e).map(|i| buf.get(i)).filter(|&m| !is_quiet(&pos, m)).collect();
+        let (cs, ce) = buf.generate(&pos, true);
+        let got: Vec<Move> = (cs..ce).map(|i| buf.get(i)).collect();
+        assert_eq!(got, expect);
+        buf.truncate(s);
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn tt_move_first_then_captures() {
+        let mut pos = Position::start(Variant::hdc());
+        pos.play("e2-IVe4-IV").unwrap();
+        pos.play("d7-IVd5-IV").unwrap();
+        let mut buf = MoveBuffer::new();
+        let (s, e) = buf.generate(&pos, false);
+        let tt = buf.get(s + 3);
+        buf.score(&pos, s..e, tt, &History::new(), 0, Move::NONE);
+        assert_eq!(buf.pick(s, e), tt);
+        let second = buf.pick(s + 1, e);
+        assert_eq!(second.to().to_string(), "d5-IV", "the pawn capture comes next: {second}");
+    }
+}

@@ -1,0 +1,114 @@
+//! Time management: a soft limit (do not start another iteration after it)
+//! and a hard limit (stop the search wherever it is) from the `go` limits.
+//!
+//! With a clock, the soft limit is the remaining time shared over the moves
+//! to go (`movestogo`, else 50) plus three quarters of the increment, at most
+//! 40% of the clock; the hard limit is three times the soft one, at most 60%
+//! of the clock. A new iteration starts only before 55% of the (scaled) soft
+//! limit, since it usually takes longer than all earlier ones together. `Move Overhead` is kept back from every figure. `movetime`
+//! gives both limits at once. The search may stretch the soft limit while its
+//! best move is unstable and shrink it when the best move holds.
+
+use super::Limits;
+use crate::core::Color;
+use std::time::{Duration, Instant};
+
+/// The time budget of one search.
+#[derive(Clone, Debug)]
+pub struct TimeManager {
+    start: Instant,
+    soft: Option<Duration>,
+    hard: Option<Duration>,
+}
+
+impl TimeManager {
+    /// The budget for `limits` with `side` to move, started now.
+    pub fn new(limits: &Limits, side: Color, move_overhead: Duration) -> TimeManager {
+        TimeManager::starting_at(limits, side, move_overhead, Instant::now())
+    }
+
+    /// The budget for `limits`, counted from `start`.
+    pub fn starting_at(limits: &Limits, side: Color, move_overhead: Duration, start: Instant) -> TimeManager {
+        let floor = Duration::from_millis(1);
+        if limits.infinite {
+            return TimeManager { start, soft: None, hard: None };
+        }
+        if let Some(mt) = limits.movetime {
+            let t = mt.saturating_sub(move_overhead).max(floor);
+            return TimeManager { start, soft: Some(t), hard: Some(t) };
+        }
+        let (time, inc) = match side {
+            Color::White => (limits.wtime, limits.winc),
+            Color::Black => (limits.btime, limits.binc),
+        };
+        let Some(time) = time else {
+            return TimeManager { start, soft: None, hard: None };
+        };
+        let inc = inc.unwrap_or_default();
+        let left = time.saturating_sub(move_overhead).max(floor);
+        let mtg = limits.movestogo.unwrap_or(50).clamp(1, 60);
+        let soft = (left / mtg + inc * 3 / 4).min(left.mul_f64(0.4)).max(floor);
+        let hard = (soft * 3).min(left.mul_f64(0.6)).max(soft);
+        TimeManager { start, soft: Some(soft), hard: Some(hard) }
+    }
+
+    /// Time since the search started.
+    #[inline]
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// The soft limit, if any.
+    pub fn soft(&self) -> Option<Duration> {
+        self.soft
+    }
+
+    /// The hard limit, if any.
+    pub fn hard(&self) -> Option<Duration> {
+        self.hard
+    }
+
+    /// Whether the hard limit has passed.
+    #[inline]
+    pub fn hard_exceeded(&self) -> bool {
+        self.hard.is_some_and(|h| self.elapsed() >= h)
+    }
+
+    /// Whether a new iteration should not start: past the soft limit scaled by
+    /// `factor` (above 1 while the best move changes, below 1 while it holds).
+    pub fn soft_exceeded(&self, factor: f64) -> bool {
+        self.soft.is_some_and(|s| self.elapsed() >= s.mul_f64(factor * 0.55).min(self.hard.unwrap_or(s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Option<Duration> {
+        Some(Duration::from_millis(v))
+    }
+
+    #[test]
+    fn clock_budget_stays_inside_the_clock() {
+        let limits = Limits { wtime: ms(60_000), btime: ms(1_000), winc: ms(1_000), ..Limits::default() };
+        let overhead = Duration::from_millis(10);
+        let w = TimeManager::new(&limits, Color::White, overhead);
+        assert_eq!(w.soft(), Some(Duration::from_millis(59_990) / 50 + Duration::from_millis(750)));
+        assert!(w.hard().unwrap() <= Duration::from_millis(59_990).mul_f64(0.6));
+        let b = TimeManager::new(&limits, Color::Black, overhead);
+        assert!(b.hard().unwrap() < Duration::from_millis(1_000));
+        let last = Limits { wtime: ms(500), movestogo: Some(1), ..Limits::default() };
+        let l = TimeManager::new(&last, Color::White, overhead);
+        assert!(l.soft().unwrap() <= Duration::from_millis(200) && l.hard().unwrap() < Duration::from_millis(300));
+    }
+
+    #[test]
+    fn movetime_and_no_clock() {
+        let limits = Limits { movetime: ms(100), ..Limits::default() };
+        let t = TimeManager::new(&limits, Color::Black, Duration::from_millis(10));
+        assert_eq!((t.soft(), t.hard()), (ms(90), ms(90)));
+        let none = TimeManager::new(&Limits { depth: Some(5), ..Limits::default() }, Color::White, Duration::ZERO);
+        assert!(none.hard().is_none() && !none.soft_exceeded(1.0) && !none.hard_exceeded());
+    }
+}

@@ -1,0 +1,276 @@
+//! The transposition table, shared by every search thread without a lock.
+//!
+//! # Contract
+//!
+//! The table is a flat array of 64-byte clusters of four entries; each entry
+//! is two `AtomicU64` words: `key ^ data` and `data`. Threads read and write
+//! both words with `Ordering::Relaxed` and no lock, so a reader may see one
+//! word of one store and the other word of another (a torn entry). A probe
+//! accepts an entry only when `word0 ^ word1 == key`, which a torn entry fails
+//! except with probability about 2⁻⁶⁴ per probe; the search treats whatever it
+//! gets as a hint (a move it checks for legality, a bound it trusts only at
+//! enough depth), so the rare wrong hit costs strength, never safety. The
+//! memory is exactly `Hash` MiB: `hash_mb * 2^20 / 64` clusters, nothing else.
+
+use crate::core::Move;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+/// Scores at or beyond this magnitude are mates (distance-to-mate encoded).
+pub const MATE: i32 = 32_000;
+/// The smallest score that is still a mate (mates up to `MAX_PLY` moves away).
+pub const MATE_BOUND: i32 = MATE - 1_000;
+
+/// What kind of score an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TtBound {
+    /// Nothing stored.
+    None = 0,
+    /// The score is at most this (fail low).
+    Upper = 1,
+    /// The score is at least this (fail high).
+    Lower = 2,
+    /// The exact score.
+    Exact = 3,
+}
+
+/// A decoded entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtEntry {
+    /// The best or refuting move, or `Move::NONE`.
+    pub best: Move,
+    /// The score, relative to the node (mates count from the node, not the root).
+    pub score: i32,
+    /// The remaining depth it was searched to.
+    pub depth: i32,
+    /// What the score means.
+    pub bound: TtBound,
+}
+
+const ENTRIES_PER_CLUSTER: usize = 4;
+const WORDS_PER_CLUSTER: usize = ENTRIES_PER_CLUSTER * 2;
+const CLUSTER_BYTES: usize = WORDS_PER_CLUSTER * 8;
+
+/// Packs an entry: move 23 bits, score 16, depth 8, bound 2, age 6 (55 bits).
+fn pack(best: Move, score: i32, depth: i32, bound: TtBound, age: u8) -> u64 {
+    let score = score.clamp(i16::MIN as i32, i16::MAX as i32) as i16 as u16 as u64;
+    let depth = depth.clamp(0, 255) as u64;
+    best.bits() as u64 | score << 23 | depth << 39 | (bound as u64) << 47 | ((age & 63) as u64) << 49
+}
+
+fn unpack(data: u64) -> (TtEntry, u8) {
+    let bound = match data >> 47 & 3 {
+        1 => TtBound::Upper,
+        2 => TtBound::Lower,
+        3 => TtBound::Exact,
+        _ => TtBound::None,
+    };
+    let entry = TtEntry {
+        best: Move::from_bits((data & 0x7f_ffff) as u32),
+        score: (data >> 23 & 0xffff) as u16 as i16 as i32,
+        depth: (data >> 39 & 0xff) as i32,
+        bound,
+    };
+    (entry, (data >> 49 & 63) as u8)
+}
+
+/// Converts a score from "relative to the root" to "relative to this node" before storing.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// Converts a stored score back to "relative to the root" at `ply`.
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// The shared, lock-free transposition table (see the module docs for the contract).
+pub struct TranspositionTable {
+    words: Vec<AtomicU64>,
+    clusters: usize,
+    age: AtomicU8,
+}
+
+impl TranspositionTable {
+    /// A cleared table of exactly `mb` MiB (at least one cluster).
+    pub fn new(mb: usize) -> TranspositionTable {
+        let clusters = (mb.max(1) << 20) / CLUSTER_BYTES;
+        let words = (0..clusters * WORDS_PER_CLUSTER).map(|_| AtomicU64::new(0)).collect();
+        TranspositionTable { words, clusters, age: AtomicU8::new(0) }
+    }
+
+    /// The table's size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Empties every entry.
+    pub fn clear(&self) {
+        for w in &self.words {
+            w.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search: entries from earlier searches become preferred victims.
+    pub fn new_search(&self) {
+        self.age.store(self.age.load(Ordering::Relaxed).wrapping_add(1) & 63, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn cluster(&self, key: u64) -> usize {
+        ((key as u128 * self.clusters as u128) >> 64) as usize * WORDS_PER_CLUSTER
+    }
+
+    /// The entry stored for `key`, if any (a torn or foreign entry is never returned).
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        let base = self.cluster(key);
+        for i in 0..ENTRIES_PER_CLUSTER {
+            let k = self.words[base + 2 * i].load(Ordering::Relaxed);
+            let d = self.words[base + 2 * i + 1].load(Ordering::Relaxed);
+            if d != 0 && k ^ d == key {
+                return Some(unpack(d).0);
+            }
+        }
+        None
+    }
+
+    /// Stores a result for `key`. Replaces the same position's entry (keeping
+    /// its move when the new one has none, and a deeper exact entry of the
+    /// current search), else the slot that is empty, oldest or shallowest.
+    pub fn store(&self, key: u64, best: Move, score: i32, depth: i32, bound: TtBound) {
+        let base = self.cluster(key);
+        let age = self.age.load(Ordering::Relaxed);
+        let mut victim = 0;
+        let mut victim_worth = i32::MAX;
+        for i in 0..ENTRIES_PER_CLUSTER {
+            let k = self.words[base + 2 * i].load(Ordering::Relaxed);
+            let d = self.words[base + 2 * i + 1].load(Ordering::Relaxed);
+            if d == 0 {
+                if victim_worth > i32::MIN {
+                    victim = i;
+                    victim_worth = i32::MIN;
+                }
+                continue;
+            }
+            let (old, old_age) = unpack(d);
+            if k ^ d == key {
+                if bound != TtBound::Exact && old_age == age && old.depth > depth + 2 && old.bound == TtBound::Exact {
+                    return;
+                }
+                let best = if best.is_none() { old.best } else { best };
+                self.write(base + 2 * i, key, pack(best, score, depth, bound, age));
+                return;
+            }
+            let stale = (age.wrapping_sub(old_age) & 63) as i32;
+            let worth = old.depth - 8 * stale;
+            if worth < victim_worth {
+                victim = i;
+                victim_worth = worth;
+            }
+        }
+        self.write(base + 2 * victim, key, pack(best, score, depth, bound, age));
+    }
+
+    #[inline]
+    fn write(&self, at: usize, key: u64, data: u64) {
+        self.words[at].store(key ^ data, Ordering::Relaxed);
+        self.words[at + 1].store(data, Ordering::Relaxed);
+    }
+
+    /// Entries of the current search per mille, sampled over the first 1000 clusters' slots.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Ordering::Relaxed);
+        let sample = self.clusters.min(1000 / ENTRIES_PER_CLUSTER * ENTRIES_PER_CLUSTER);
+        let sample = sample.max(1);
+        let mut used = 0;
+        for c in 0..sample {
+            for i in 0..ENTRIES_PER_CLUSTER {
+                let d = self.words[c * WORDS_PER_CLUSTER + 2 * i + 1].load(Ordering::Relaxed);
+                if d != 0 && unpack(d).1 == age {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000 / (sample * ENTRIES_PER_CLUSTER)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Position, Variant};
+
+    #[test]
+    fn size_is_exactly_the_hash_setting() {
+        assert_eq!(TranspositionTable::new(1).bytes(), 1 << 20);
+        assert_eq!(TranspositionTable::new(16).bytes(), 16 << 20);
+    }
+
+    #[test]
+    fn store_probe_round_trip_and_clear() {
+        let tt = TranspositionTable::new(1);
+        let pos = Position::start(Variant::hdc());
+        let m = pos.legal_moves()[7];
+        tt.store(0x1234_5678_9abc_def0, m, -321, 9, TtBound::Lower);
+        let e = tt.probe(0x1234_5678_9abc_def0).expect("stored");
+        assert_eq!(e, TtEntry { best: m, score: -321, depth: 9, bound: TtBound::Lower });
+        assert!(tt.probe(0x1234_5678_9abc_def1).is_none());
+        assert!(tt.hashfull() <= 1000);
+        tt.clear();
+        assert!(tt.probe(0x1234_5678_9abc_def0).is_none());
+    }
+
+    #[test]
+    fn torn_entries_are_rejected() {
+        let tt = TranspositionTable::new(1);
+        let key = 0xdead_beef_0000_0001;
+        tt.store(key, Move::NONE, 50, 3, TtBound::Exact);
+        let base = tt.cluster(key);
+        // Another store's data word lands beside this entry's key word.
+        tt.words[base + 1].store(pack(Move::NONE, 999, 3, TtBound::Exact, 0), Ordering::Relaxed);
+        assert!(tt.probe(key).is_none());
+    }
+
+    #[test]
+    fn mate_scores_are_stored_relative_to_the_node() {
+        // Mate in 3 plies from a node at ply 5 is mate in 8 plies from the root.
+        let at_root = MATE - 8;
+        let stored = score_to_tt(at_root, 5);
+        assert_eq!(stored, MATE - 3);
+        // Found again at ply 2 via a transposition: mate in 5 plies from the root.
+        assert_eq!(score_from_tt(stored, 2), MATE - 5);
+        assert_eq!(score_to_tt(-(MATE - 8), 5), -(MATE - 3));
+        assert_eq!(score_from_tt(score_to_tt(123, 7), 2), 123);
+        let tt = TranspositionTable::new(1);
+        tt.store(42, Move::NONE, stored, 4, TtBound::Exact);
+        assert_eq!(score_from_tt(tt.probe(42).unwrap().score, 5), at_root);
+    }
+
+    #[test]
+    fn older_entries_are_replaced_first() {
+        let tt = TranspositionTable::new(1);
+        // Five keys in one cluster: the first stored (deep but old) goes last unless aged.
+        let keys: Vec<u64> = (0..5u64).map(|i| i + 1).collect();
+        for (i, &k) in keys[..4].iter().enumerate() {
+            tt.store(k, Move::NONE, 0, 10 + i as i32, TtBound::Exact);
+        }
+        tt.new_search();
+        tt.store(keys[4], Move::NONE, 0, 1, TtBound::Exact);
+        assert!(tt.probe(keys[4]).is_some());
+        assert_eq!((0..4).filter(|&i| tt.probe(keys[i]).is_some()).count(), 3);
+        assert!(tt.probe(keys[0]).is_none(), "the shallowest of the old entries goes");
+    }
+}

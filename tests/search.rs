@@ -1,0 +1,283 @@
+//! The search through the `Engine` API: tactics in both variants within a
+//! node budget, determinism, stop, the only move, searchmoves and MultiPV.
+
+use cubist::core::{Move, Position, Variant};
+use cubist::search::{Engine, Info, Limits, Report, Score, Settings};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// What one search reported.
+struct Outcome {
+    infos: Vec<Info>,
+    best: Option<Move>,
+    ponder: Option<Move>,
+}
+
+fn search_with(settings: Settings, pos: &Position, limits: Limits) -> Outcome {
+    let mut engine = Engine::new(settings);
+    let (tx, rx) = mpsc::channel();
+    engine.go(pos, limits, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    let mut out = Outcome { infos: Vec::new(), best: None, ponder: None };
+    for r in rx.try_iter() {
+        match r {
+            Report::Info(i) => out.infos.push(i),
+            Report::BestMove { best, ponder } => {
+                out.best = best;
+                out.ponder = ponder;
+            }
+            Report::Message(_) => {}
+        }
+    }
+    out
+}
+
+fn search(pos: &Position, limits: Limits) -> Outcome {
+    search_with(Settings { hash_mb: 8, ..Settings::default() }, pos, limits)
+}
+
+fn nodes(n: u64) -> Limits {
+    Limits { nodes: Some(n), ..Limits::default() }
+}
+
+/// Whether the side to move can force mate within `n` moves (a plain AND-OR search, checks first).
+fn forced_mate(pos: &mut Position, n: u32) -> bool {
+    let mut moves: Vec<Move> = pos.legal_moves().to_vec();
+    moves.sort_by_key(|&m| {
+        let u = pos.make(m);
+        let check = pos.in_check();
+        pos.unmake(m, &u);
+        !check
+    });
+    moves.into_iter().any(|m| mate_after(pos, m, n))
+}
+
+/// Whether playing `m` mates at once or leaves every reply facing mate in `n - 1`.
+fn mate_after(pos: &mut Position, m: Move, n: u32) -> bool {
+    let u = pos.make(m);
+    let replies = pos.legal_moves();
+    let result = if replies.is_empty() {
+        pos.in_check()
+    } else if n <= 1 {
+        false
+    } else {
+        replies.iter().all(|&r| {
+            let ru = pos.make(r);
+            let ok = forced_mate(pos, n - 1);
+            pos.unmake(r, &ru);
+            ok
+        })
+    };
+    pos.unmake(m, &u);
+    result
+}
+
+fn haberkorn() -> Variant {
+    Variant::haberkorn()
+}
+
+/// A variant, a FEN and the length of its forced mate.
+type MateCase = (fn() -> Variant, &'static str, i32);
+
+/// Found by seeded random setups; the test proves each mate with `forced_mate`.
+const MATES: [MateCase; 6] = [
+    (
+        Variant::hdc,
+        "8/8/1k6/8/8/8/8/8|3Q4/8/8/8/8/8/1R6/8|8/8/8/8/8/8/8/8|8/8/8/1K6/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8 w - - 0 1",
+        1,
+    ),
+    (
+        Variant::hdc,
+        "8/8/8/8/8/8/8/6k1|8/8/8/8/8/6R1/8/8|8/8/8/8/8/8/4K3/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/Q7/8/8 w - - 0 1",
+        2,
+    ),
+    (Variant::hdc, HDC_MATE_IN_3, 3),
+    (
+        haberkorn,
+        "4R3/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/K7|k7/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/4Q3/8/8/8/8|8/8/8/8/8/8/8/8 w - - 0 1",
+        1,
+    ),
+    (
+        haberkorn,
+        "7k/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/5Q2/8/8/8/8/8|8/8/7K/8/8/8/8/8|8/8/8/8/8/8/8/8|8/1R6/8/8/8/8/8/8|8/8/8/8/8/8/8/8 w - - 0 1",
+        2,
+    ),
+    (
+        haberkorn,
+        "8/8/8/8/8/8/8/k7|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/2R5/8|8/8/8/8/8/8/8/8|8/8/8/8/8/Q7/8/8|8/8/8/8/8/8/8/8|8/8/8/8/K7/8/8/8 w - - 0 1",
+        3,
+    ),
+];
+
+const HDC_MATE_IN_3: &str = "8/3K4/8/8/8/8/8/7k|8/8/8/8/8/8/6R1/8|8/8/Q7/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8 w - - 0 1";
+
+#[test]
+fn forced_mates_in_one_two_and_three_in_both_variants() {
+    for (variant, fen, n) in MATES {
+        let mut pos = Position::from_fen(fen, variant()).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        if n > 1 {
+            assert!(!forced_mate(&mut pos, n as u32 - 1), "{fen}: no mate in {}", n - 1);
+        }
+        let out = search(&pos, nodes(400_000));
+        let best = out.best.expect("a move");
+        let last = out.infos.last().expect("an info");
+        assert_eq!(last.score, Score::Mate(n), "{fen}");
+        assert!(mate_after(&mut pos, best, n as u32), "{fen}: {best} mates in {n}");
+    }
+}
+
+#[test]
+fn the_winning_capture_is_found_in_both_variants() {
+    let layer = |s: &str| s.to_string();
+    let empty = "8/8/8/8/8/8/8/8";
+    // White: Ke1-IV Ra1-IV Qd1-IV. Black: Kh8-V, queen a8-IV (undefended), pawns d6-IV and e7-IV.
+    let iv = layer("q7/4p3/3p4/8/8/8/8/R2QK3");
+    let v = layer("7k/8/8/8/8/8/8/8");
+    let layers: Vec<String> = (0..8)
+        .map(|z| {
+            if z == 3 {
+                iv.clone()
+            } else if z == 4 {
+                v.clone()
+            } else {
+                empty.into()
+            }
+        })
+        .collect();
+    let fen = format!("{} w - - 0 1", layers.join("|"));
+    for variant in [Variant::hdc(), Variant::haberkorn()] {
+        let pos = Position::from_fen(&fen, variant).unwrap();
+        let capture = pos.parse_move("a1-IVa8-IV").unwrap();
+        assert!(pos.is_legal(capture));
+        let out = search(&pos, nodes(200_000));
+        assert_eq!(out.best, Some(capture), "{variant}");
+        assert!(matches!(out.infos.last().unwrap().score, Score::Cp(cp) if cp > 500));
+    }
+}
+
+#[test]
+fn one_thread_node_counts_are_deterministic() {
+    let a = cubist::bench::run(4, 1, 4, &mut std::io::sink());
+    let b = cubist::bench::run(4, 1, 4, &mut std::io::sink());
+    assert_eq!(a.nodes, b.nodes);
+    assert!(a.nodes > 1000);
+}
+
+#[test]
+fn stop_ends_an_infinite_search_with_a_bestmove() {
+    let pos = Position::start(Variant::hdc());
+    let mut engine = Engine::new(Settings { threads: 2, ..Settings::default() });
+    let (tx, rx) = mpsc::channel();
+    engine.go(&pos, Limits { infinite: true, ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(engine.is_searching(), "infinite keeps searching");
+    engine.stop();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let best = loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Report::BestMove { best, .. }) => break best,
+            Ok(_) => {}
+            Err(e) => panic!("no bestmove after stop: {e}"),
+        }
+    };
+    engine.wait();
+    assert!(pos.is_legal(best.expect("a move")));
+}
+
+#[test]
+fn the_only_legal_move_is_played_at_once() {
+    // White Ka1-I; black rooks b8-I, b8-II, a8-II cover every flight square but a2-I.
+    let mut layers = vec!["8/8/8/8/8/8/8/8".to_string(); 8];
+    layers[0] = "1r6/8/8/8/8/8/8/K7".into();
+    layers[1] = "rr6/8/8/8/8/8/8/8".into();
+    layers[7] = "7k/8/8/8/8/8/8/8".into();
+    let fen = format!("{} w - - 0 1", layers.join("|"));
+    let pos = Position::from_fen(&fen, Variant::hdc()).unwrap();
+    assert_eq!(pos.legal_moves().len(), 1);
+    let clock =
+        Limits { wtime: Some(Duration::from_secs(600)), btime: Some(Duration::from_secs(600)), ..Limits::default() };
+    let out = search(&pos, clock);
+    assert_eq!(out.best.map(|m| m.to_string()), Some("a1-Ia2-I".to_string()));
+    assert!(out.infos.iter().all(|i| i.depth <= 1), "no deeper search for a forced move");
+}
+
+#[test]
+fn searchmoves_are_respected() {
+    let pos = Position::start(Variant::haberkorn());
+    let only: Vec<Move> = ["a2-IVa3-IV", "h2-IVh3-IV"].iter().map(|t| pos.parse_move(t).unwrap()).collect();
+    let out = search(&pos, Limits { depth: Some(4), searchmoves: only.clone(), ..Limits::default() });
+    assert!(only.contains(&out.best.unwrap()));
+    assert!(out.infos.iter().all(|i| only.contains(&i.pv[0])));
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let pos = Position::start(Variant::haberkorn());
+    let settings = Settings { multipv: 3, hash_mb: 8, ..Settings::default() };
+    let out = search_with(settings, &pos, Limits { depth: Some(4), ..Limits::default() });
+    let last: Vec<&Info> = out.infos.iter().filter(|i| i.depth == 4).collect();
+    assert_eq!(last.iter().map(|i| i.multipv).collect::<Vec<_>>(), vec![1, 2, 3]);
+    let firsts: std::collections::HashSet<Move> = last.iter().map(|i| i.pv[0]).collect();
+    assert_eq!(firsts.len(), 3);
+    assert_eq!(out.best, Some(last[0].pv[0]));
+}
+
+#[test]
+fn a_clock_search_stays_inside_its_time_and_names_a_ponder_move() {
+    let mut pos = Position::start(Variant::hdc());
+    pos.play("e2-IVe4-IV").unwrap();
+    let limits = Limits {
+        wtime: Some(Duration::from_millis(2_000)),
+        btime: Some(Duration::from_millis(2_000)),
+        ..Limits::default()
+    };
+    let t0 = Instant::now();
+    let out = search_with(Settings { threads: 2, ..Settings::default() }, &pos, limits);
+    assert!(t0.elapsed() < Duration::from_millis(1_600), "took {:?}", t0.elapsed());
+    let best = out.best.expect("a move");
+    assert!(pos.is_legal(best));
+    if let Some(p) = out.ponder {
+        pos.make(best);
+        assert!(pos.is_legal(p));
+    }
+    let info = out.infos.last().expect("info");
+    assert!(info.nodes > 0 && info.hashfull <= 1000 && !info.pv.is_empty());
+}
+
+#[test]
+fn pondering_ignores_the_clock_until_ponderhit() {
+    let pos = Position::start(Variant::haberkorn());
+    let mut engine = Engine::new(Settings::default());
+    let (tx, rx) = mpsc::channel();
+    let clock = Limits {
+        wtime: Some(Duration::from_millis(300)),
+        btime: Some(Duration::from_millis(300)),
+        ponder: true,
+        ..Limits::default()
+    };
+    engine.go(&pos, clock, Box::new(move |r| drop(tx.send(r))));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(engine.is_searching(), "a ponder search outlives its clock");
+    assert!(!rx.try_iter().any(|r| matches!(r, Report::BestMove { .. })));
+    engine.ponderhit();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let best = loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Report::BestMove { best, .. }) => break best,
+            Ok(_) => {}
+            Err(e) => panic!("no bestmove after ponderhit: {e}"),
+        }
+    };
+    engine.wait();
+    assert!(pos.is_legal(best.expect("a move")));
+}
+
+#[test]
+fn go_mate_and_go_depth_end_by_themselves() {
+    let (variant, fen, n) = MATES[1];
+    let pos = Position::from_fen(fen, variant()).unwrap();
+    let out = search(&pos, Limits { mate: Some(n as u32), ..Limits::default() });
+    assert_eq!(out.infos.last().unwrap().score, Score::Mate(n));
+    let out = search(&Position::start(Variant::hdc()), Limits { depth: Some(3), ..Limits::default() });
+    assert_eq!(out.infos.iter().map(|i| i.depth).max(), Some(3));
+}
