@@ -4,3 +4,4 @@
 pub mod core;
 pub mod perft;
 pub mod search;
+pub mod uci;

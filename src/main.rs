@@ -1,4 +1,4 @@
-//! The `cubist` binary: the UCI loop by default, and the `perft` tool.
+//! The `cubist` binary: the UCI loop by default (or `cubist uci`), and the `perft` tool.
 
 use clap::{Args, Parser, Subcommand};
 use cubist::core::{Position, Variant, VariantKind};
@@ -15,6 +15,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Speak UCI on stdin/stdout (the default when no subcommand is given); see protocol.md.
+    Uci,
     /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
     Perft(PerftArgs),
 }
@@ -103,7 +105,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Perft(args)) => run_perft(args),
-        None => Err("the UCI loop is not built yet; try `cubist perft 3`".to_string()),
+        Some(Command::Uci) | None => {
+            // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
+            env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).init();
+            cubist::uci::run(std::io::stdin(), cubist::uci::fmt::Output::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
