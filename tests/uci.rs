@@ -19,6 +19,8 @@ struct Engine {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// Everything sent and received so far (`> ` marks what was sent), for failure messages.
+    transcript: Vec<String>,
 }
 
 impl Engine {
@@ -45,7 +47,7 @@ impl Engine {
             }
         });
         let stdin = child.stdin.take();
-        Engine { child, stdin, lines }
+        Engine { child, stdin, lines, transcript: Vec::new() }
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) {
@@ -55,12 +57,22 @@ impl Engine {
     }
 
     fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {}", line.chars().take(80).collect::<String>()));
         self.send_bytes(format!("{line}\n").as_bytes());
     }
 
     /// The next line, failing the test after [`TIMEOUT`].
     fn line(&mut self) -> String {
-        self.lines.recv_timeout(TIMEOUT).unwrap_or_else(|e| panic!("no line from the engine within {TIMEOUT:?}: {e}"))
+        match self.lines.recv_timeout(TIMEOUT) {
+            Ok(line) => {
+                self.transcript.push(line.clone());
+                line
+            }
+            Err(e) => {
+                let tail = &self.transcript[self.transcript.len().saturating_sub(20)..];
+                panic!("no line from the engine within {TIMEOUT:?} ({e}); the session so far:\n{}", tail.join("\n"))
+            }
+        }
     }
 
     /// Lines up to and including the first for which `done` holds.
@@ -344,6 +356,12 @@ fn perft_can_be_stopped_and_holds_later_commands_back() {
     e.send("go perft 9");
     e.send("stop");
     assert_eq!(e.until_prefix("info string perft stopped").len(), 1);
+    // `stop` ends a perft even while other commands wait behind it.
+    e.send("go perft 9");
+    e.send("isready");
+    e.send("stop");
+    assert_eq!(e.line(), "info string perft stopped");
+    assert_eq!(e.line(), "readyok");
     // Commands after a perft wait for its total, as in Stockfish.
     e.send("go perft 1");
     e.send("isready");

@@ -241,6 +241,11 @@ fn read_input(input: impl Read, tx: Sender<Input>) {
     }
 }
 
+/// Whether a line from the reader is a `stop` command.
+fn is_stop(msg: &Input) -> bool {
+    matches!(msg, Input::Line(line) if line.split_ascii_whitespace().next() == Some("stop"))
+}
+
 /// How often the loop looks whether a perft has finished while it holds commands back.
 const PERFT_POLL: Duration = Duration::from_millis(10);
 
@@ -249,8 +254,11 @@ const PERFT_POLL: Duration = Duration::from_millis(10);
 ///
 /// While a search runs, every command is handled at once. While a perft
 /// counts, commands wait until it has printed its total (it runs in the
-/// foreground, as in Stockfish), except a `stop` that comes next, which ends
-/// it at once.
+/// foreground, as in Stockfish), except `stop`, which ends it at once, even
+/// when other commands wait: it is the way out of a long perft. Such a
+/// `stop` also keeps its place among the waiting commands, so a search or
+/// perft started by one of them is stopped too, as the order of the input
+/// says.
 pub fn run(input: impl Read + Send + 'static, out: Output) {
     let (tx, rx) = mpsc::channel();
     // The reader may stay blocked on stdin after `quit`; the process exits anyway.
@@ -260,21 +268,33 @@ pub fn run(input: impl Read + Send + 'static, out: Output) {
         .expect("the OS can start the input thread");
     let mut session = Session::new(out);
     let mut held: VecDeque<Input> = VecDeque::new();
+    let mut input_open = true;
     loop {
         let msg = if session.perft_running() {
-            match rx.recv_timeout(PERFT_POLL) {
-                Ok(Input::Line(line)) if held.is_empty() && line.split_ascii_whitespace().next() == Some("stop") => {
-                    Input::Line(line)
-                }
-                Ok(msg) => {
-                    held.push_back(msg);
-                    continue;
-                }
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => {
-                    // No more input can come, so no `stop` either: let the perft finish.
-                    session.wait_perft();
-                    continue;
+            if let Some(i) = held.iter().position(is_stop) {
+                // A perft started from the held commands, with a `stop` waiting behind it.
+                held.remove(i).unwrap_or(Input::End)
+            } else if !input_open {
+                // No more input can come, so no `stop` either: let the perft finish.
+                session.wait_perft();
+                continue;
+            } else {
+                match rx.recv_timeout(PERFT_POLL) {
+                    Ok(msg) if is_stop(&msg) => {
+                        if !held.is_empty() {
+                            held.push_back(Input::Line("stop".to_string()));
+                        }
+                        msg
+                    }
+                    Ok(msg) => {
+                        held.push_back(msg);
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        input_open = false;
+                        continue;
+                    }
                 }
             }
         } else if let Some(msg) = held.pop_front() {

@@ -50,11 +50,6 @@ impl Session {
         &self.out
     }
 
-    /// The position `go` would search.
-    pub fn position(&self) -> &Position {
-        &self.pos
-    }
-
     fn debug(&self, text: impl FnOnce() -> String) {
         if self.debug {
             self.out.info_string(&format!("debug: {}", text()));
@@ -68,9 +63,11 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    /// `isready`: `readyok` at once, also while a search runs.
+    /// `isready`: `readyok` at once, also while a search runs; when idle,
+    /// option changes still pending reach the engine first.
     pub fn isready(&mut self, call: &Call) -> Handled {
         call.standard()?;
+        self.sync_engine();
         self.out.send(&fmt::readyok());
         Ok(Flow::Continue)
     }
@@ -92,7 +89,10 @@ impl Session {
         let effect = self.options.set(&name, value.as_deref())?;
         if let Some(spec) = Options::find(&name) {
             let id = spec.id;
-            self.debug(|| format!("option {} = {}", spec.name, self.options.value_text(id)));
+            self.debug(|| match self.options.value_text(id) {
+                v if v.is_empty() => format!("option {} pressed", spec.name),
+                v => format!("option {} = {v}", spec.name),
+            });
         }
         match effect {
             Effect::Stored => {}
@@ -115,10 +115,8 @@ impl Session {
             }
             Ok(_) => {}
             Err(e) => self.out.info_string(&format!(
-                "warning: {e}; position startpos fails until {} and {} fit {} = {}",
-                "HaberkornWhiteLayer",
-                "HaberkornBlackLayer",
-                "HaberkornLayers",
+                "warning: {e}; position startpos fails until HaberkornWhiteLayer and HaberkornBlackLayer fit \
+                 HaberkornLayers = {}",
                 self.options.value_text(OptionId::HaberkornLayers)
             )),
         }
@@ -232,12 +230,17 @@ impl Session {
     }
 
     /// `stop`: ends a search (it prints its `bestmove`) or a perft; nothing when idle.
+    ///
+    /// A perft is waited for (it gives up within a perft(2) of work), so once
+    /// `stop` is handled no perft is running: a later command never meets one
+    /// that is merely winding down.
     pub fn stop(&mut self, call: &Call) -> Handled {
         call.standard()?;
         self.engine.stop();
         if let Some(job) = &self.perft {
             job.stop.store(true, Ordering::Relaxed);
         }
+        self.wait_perft();
         Ok(Flow::Continue)
     }
 
