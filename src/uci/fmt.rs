@@ -51,7 +51,7 @@ impl Output {
     /// ignored here; the reader then sees end of input and the loop quits.
     pub fn send(&self, text: &str) {
         for line in text.lines() {
-            log::trace!(">> {line}");
+            log::debug!(">> {line}");
         }
         let mut sink = match self.sink.lock() {
             Ok(s) => s,
