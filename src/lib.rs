@@ -6,3 +6,4 @@ pub mod bench;
 pub mod core;
 pub mod perft;
 pub mod search;
+pub mod uci;

@@ -1,4 +1,5 @@
-//! The `cubist` binary: the UCI loop by default, the `perft` and `bench` tools and the `match` runner.
+//! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools and the
+//! `match` runner.
 
 use clap::{ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_sprt};
@@ -18,6 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Speak UCI on stdin/stdout (the default when no subcommand is given); see protocol.md.
+    Uci,
     /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
     Perft(PerftArgs),
     /// Play engines against each other (fastchess-style options; see docs/records.md).
@@ -239,7 +242,12 @@ fn main() -> ExitCode {
             cubist::bench::run(args.depth, args.threads, args.hash, &mut std::io::stdout().lock());
             Ok(())
         }
-        None => Err("the UCI loop is not built yet; try `cubist perft 3`".to_string()),
+        Some(Command::Uci) | None => {
+            // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
+            env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).init();
+            cubist::uci::run(std::io::stdin(), cubist::uci::fmt::Output::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

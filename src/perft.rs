@@ -2,6 +2,7 @@
 //! generator's correctness check and speed benchmark.
 
 use crate::core::{Move, MoveList, Position};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Leaf nodes at `depth`, counting the last ply in bulk (no make at the leaves).
 pub fn perft(pos: &mut Position, depth: u32) -> u64 {
@@ -20,6 +21,28 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
             nodes
         }
     }
+}
+
+/// [`perft`] that gives up, returning `None`, once `stop` is set (checked
+/// at every node two or more plies above the leaves, so it reacts within a
+/// perft(2) of work).
+pub fn perft_stoppable(pos: &mut Position, depth: u32, stop: &AtomicBool) -> Option<u64> {
+    if stop.load(Ordering::Relaxed) {
+        return None;
+    }
+    if depth <= 2 {
+        return Some(perft(pos, depth));
+    }
+    let mut list = MoveList::new();
+    pos.generate(&mut list);
+    let mut nodes = 0;
+    for &m in &list {
+        let undo = pos.make(m);
+        let n = perft_stoppable(pos, depth - 1, stop);
+        pos.unmake(m, &undo);
+        nodes += n?;
+    }
+    Some(nodes)
 }
 
 /// Leaf nodes at `depth`, making every move including the last ply (no bulk counting).

@@ -1,0 +1,461 @@
+//! The engine's UCI options: their names, types, ranges and defaults (one
+//! table, [`SPECS`]), the values in force, and what they mean for the search
+//! ([`Settings`]) and for the game ([`Variant`]).
+//!
+//! Names are matched case-insensitively, as the UCI specification asks. A
+//! value that does not fit its option is refused with an [`OptionError`] and
+//! leaves the option as it was.
+
+use crate::core::variant::VariantError;
+use crate::core::{Variant, VariantKind};
+use crate::search::{Settings, Strategy};
+use thiserror::Error;
+use vampirc_uci::UciOptionConfig;
+
+/// Every option, in the order `uci` lists them; the index into [`SPECS`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OptionId {
+    /// `Hash`: transposition table size in MiB.
+    Hash,
+    /// `Threads`: search threads.
+    Threads,
+    /// `Clear Hash`: forget the hash table and histories.
+    ClearHash,
+    /// `MultiPV`: lines to report.
+    MultiPv,
+    /// `Ponder`: the GUI may send `go ponder` (informative for the engine).
+    Ponder,
+    /// `Move Overhead`: milliseconds kept back per move for communication.
+    MoveOverhead,
+    /// `Strategy`: the search, or a test baseline.
+    Strategy,
+    /// `UCI_Variant`: `hdc` or `haberkorn`.
+    UciVariant,
+    /// `HaberkornLayers`: layers of the haberkorn board.
+    HaberkornLayers,
+    /// `HaberkornWhiteLayer`: White's setup layer (1 = I).
+    HaberkornWhiteLayer,
+    /// `HaberkornBlackLayer`: Black's setup layer (1 = I).
+    HaberkornBlackLayer,
+    /// `HaberkornEnPassant`: switch the optional en-passant rule on.
+    HaberkornEnPassant,
+    /// `HaberkornCastling`: switch the optional castling rule on.
+    HaberkornCastling,
+}
+
+/// The type, default and range of an option, as `uci` announces it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OptionKind {
+    /// `type check`: `true` or `false`.
+    Check {
+        /// The value at start.
+        default: bool,
+    },
+    /// `type spin`: an integer in `min..=max`.
+    Spin {
+        /// The value at start.
+        default: i64,
+        /// The smallest value accepted.
+        min: i64,
+        /// The largest value accepted.
+        max: i64,
+    },
+    /// `type combo`: one of a fixed list of words.
+    Combo {
+        /// The value at start.
+        default: &'static str,
+        /// The words accepted.
+        vars: &'static [&'static str],
+    },
+    /// `type button`: an action without a value.
+    Button,
+}
+
+/// One option: its UCI name, kind and a line for `help` and protocol.md.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OptionSpec {
+    /// Which option.
+    pub id: OptionId,
+    /// The name exactly as `uci` announces it.
+    pub name: &'static str,
+    /// Type, default and range.
+    pub kind: OptionKind,
+    /// What it does, in one line.
+    pub about: &'static str,
+}
+
+const fn spin(default: i64, min: i64, max: i64) -> OptionKind {
+    OptionKind::Spin { default, min, max }
+}
+
+/// Every option, indexed by [`OptionId`].
+pub const SPECS: [OptionSpec; 13] = [
+    OptionSpec { id: OptionId::Hash, name: "Hash", kind: spin(16, 1, 65536), about: "transposition table size in MiB" },
+    OptionSpec { id: OptionId::Threads, name: "Threads", kind: spin(1, 1, 1024), about: "search threads" },
+    OptionSpec {
+        id: OptionId::ClearHash,
+        name: "Clear Hash",
+        kind: OptionKind::Button,
+        about: "forget the hash table and the search histories",
+    },
+    OptionSpec {
+        id: OptionId::MultiPv,
+        name: "MultiPV",
+        kind: spin(1, 1, 256),
+        about: "principal variations reported",
+    },
+    OptionSpec {
+        id: OptionId::Ponder,
+        name: "Ponder",
+        kind: OptionKind::Check { default: false },
+        about: "tells the engine the GUI may send go ponder (the engine needs no preparation)",
+    },
+    OptionSpec {
+        id: OptionId::MoveOverhead,
+        name: "Move Overhead",
+        kind: spin(10, 0, 5000),
+        about: "milliseconds kept back per move for communication delays",
+    },
+    OptionSpec {
+        id: OptionId::Strategy,
+        name: "Strategy",
+        kind: OptionKind::Combo { default: "search", vars: &Strategy::NAMES },
+        about: "search = the engine; greedy and random are test baselines (most material at once / any legal move)",
+    },
+    OptionSpec {
+        id: OptionId::UciVariant,
+        name: "UCI_Variant",
+        kind: OptionKind::Combo { default: "hdc", vars: &["hdc", "haberkorn"] },
+        about: "the game: hdc (HyperDimension Chess) or haberkorn (3D space chess)",
+    },
+    OptionSpec {
+        id: OptionId::HaberkornLayers,
+        name: "HaberkornLayers",
+        kind: spin(8, 3, 8),
+        about: "haberkorn: layers of the board for position startpos (a FEN brings its own)",
+    },
+    OptionSpec {
+        id: OptionId::HaberkornWhiteLayer,
+        name: "HaberkornWhiteLayer",
+        kind: spin(4, 1, 8),
+        about: "haberkorn: White's setup layer, 1 = I",
+    },
+    OptionSpec {
+        id: OptionId::HaberkornBlackLayer,
+        name: "HaberkornBlackLayer",
+        kind: spin(5, 1, 8),
+        about: "haberkorn: Black's setup layer, 1 = I",
+    },
+    OptionSpec {
+        id: OptionId::HaberkornEnPassant,
+        name: "HaberkornEnPassant",
+        kind: OptionKind::Check { default: false },
+        about: "haberkorn: the optional en-passant rule",
+    },
+    OptionSpec {
+        id: OptionId::HaberkornCastling,
+        name: "HaberkornCastling",
+        kind: OptionKind::Check { default: false },
+        about: "haberkorn: the optional castling rule (O-O and O-O-O on each side's setup layer)",
+    },
+];
+
+impl OptionSpec {
+    /// The option announced by `uci`, as vampirc-uci writes it.
+    pub fn config(&self) -> UciOptionConfig {
+        let name = self.name.to_string();
+        match self.kind {
+            OptionKind::Check { default } => UciOptionConfig::Check { name, default: Some(default) },
+            OptionKind::Spin { default, min, max } => {
+                UciOptionConfig::Spin { name, default: Some(default), min: Some(min), max: Some(max) }
+            }
+            OptionKind::Combo { default, vars } => UciOptionConfig::Combo {
+                name,
+                default: Some(default.to_string()),
+                var: vars.iter().map(|v| v.to_string()).collect(),
+            },
+            OptionKind::Button => UciOptionConfig::Button { name },
+        }
+    }
+}
+
+/// Why a `setoption` was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum OptionError {
+    /// No option has this name.
+    #[error("unknown option '{0}' (uci lists the options)")]
+    Unknown(String),
+    /// A check, spin or combo without `value …`.
+    #[error("option {0} needs 'value <v>'; unchanged")]
+    MissingValue(&'static str),
+    /// A spin value that is no integer.
+    #[error("option {name}: '{value}' is not an integer; unchanged")]
+    NotAnInteger {
+        /// The option.
+        name: &'static str,
+        /// The text given.
+        value: String,
+    },
+    /// A spin value outside its range.
+    #[error("option {name}: {value} is out of range {min}..{max}; unchanged")]
+    OutOfRange {
+        /// The option.
+        name: &'static str,
+        /// The value given.
+        value: i64,
+        /// The smallest value accepted.
+        min: i64,
+        /// The largest value accepted.
+        max: i64,
+    },
+    /// A check value that is not `true` or `false`.
+    #[error("option {name}: '{value}' is not true or false; unchanged")]
+    NotABool {
+        /// The option.
+        name: &'static str,
+        /// The text given.
+        value: String,
+    },
+    /// A combo value not in its list.
+    #[error("option {name}: '{value}' is not one of {vars}; unchanged")]
+    NotInCombo {
+        /// The option.
+        name: &'static str,
+        /// The text given.
+        value: String,
+        /// The words accepted, space-separated.
+        vars: String,
+    },
+}
+
+/// A value an option holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Value {
+    Bool(bool),
+    Int(i64),
+    Word(&'static str),
+    None,
+}
+
+/// What a successful `setoption` asks the session to do.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Effect {
+    /// Nothing beyond storing the value (`Ponder`).
+    Stored,
+    /// The search settings changed: hand them to the engine.
+    Settings,
+    /// `Clear Hash` was pressed.
+    ClearHash,
+    /// A variant option changed: the start position may be another game now.
+    Variant,
+}
+
+/// The values of every option.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Options {
+    values: [Value; SPECS.len()],
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            values: SPECS.map(|s| match s.kind {
+                OptionKind::Check { default } => Value::Bool(default),
+                OptionKind::Spin { default, .. } => Value::Int(default),
+                OptionKind::Combo { default, .. } => Value::Word(default),
+                OptionKind::Button => Value::None,
+            }),
+        }
+    }
+}
+
+impl Options {
+    /// The spec of the option called `name` (any case).
+    pub fn find(name: &str) -> Option<&'static OptionSpec> {
+        SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Sets an option from `setoption name <name> [value <value>]`; on error nothing changes.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
+        let spec = Options::find(name).ok_or_else(|| OptionError::Unknown(name.trim().to_string()))?;
+        let value = value.map(str::trim).filter(|v| !v.is_empty());
+        let new = match (spec.kind, value) {
+            (OptionKind::Button, _) => Value::None,
+            (_, None) => return Err(OptionError::MissingValue(spec.name)),
+            (OptionKind::Check { .. }, Some(v)) => match v.to_ascii_lowercase().as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => return Err(OptionError::NotABool { name: spec.name, value: v.to_string() }),
+            },
+            (OptionKind::Spin { min, max, .. }, Some(v)) => {
+                let n: i64 =
+                    v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: v.to_string() })?;
+                if !(min..=max).contains(&n) {
+                    return Err(OptionError::OutOfRange { name: spec.name, value: n, min, max });
+                }
+                Value::Int(n)
+            }
+            (OptionKind::Combo { vars, .. }, Some(v)) => match vars.iter().find(|w| w.eq_ignore_ascii_case(v)) {
+                Some(w) => Value::Word(w),
+                None => {
+                    return Err(OptionError::NotInCombo {
+                        name: spec.name,
+                        value: v.to_string(),
+                        vars: vars.join(" "),
+                    });
+                }
+            },
+        };
+        self.values[spec.id as usize] = new;
+        Ok(match spec.id {
+            OptionId::Ponder => Effect::Stored,
+            OptionId::ClearHash => Effect::ClearHash,
+            OptionId::Hash | OptionId::Threads | OptionId::MultiPv | OptionId::MoveOverhead | OptionId::Strategy => {
+                Effect::Settings
+            }
+            OptionId::UciVariant
+            | OptionId::HaberkornLayers
+            | OptionId::HaberkornWhiteLayer
+            | OptionId::HaberkornBlackLayer
+            | OptionId::HaberkornEnPassant
+            | OptionId::HaberkornCastling => Effect::Variant,
+        })
+    }
+
+    fn int(&self, id: OptionId) -> i64 {
+        match self.values[id as usize] {
+            Value::Int(n) => n,
+            _ => 0,
+        }
+    }
+
+    fn flag(&self, id: OptionId) -> bool {
+        matches!(self.values[id as usize], Value::Bool(true))
+    }
+
+    fn word(&self, id: OptionId) -> &'static str {
+        match self.values[id as usize] {
+            Value::Word(w) => w,
+            _ => "",
+        }
+    }
+
+    /// The current value as `setoption` would write it (empty for a button).
+    pub fn value_text(&self, id: OptionId) -> String {
+        match self.values[id as usize] {
+            Value::Bool(b) => b.to_string(),
+            Value::Int(n) => n.to_string(),
+            Value::Word(w) => w.to_string(),
+            Value::None => String::new(),
+        }
+    }
+
+    /// The search settings these options describe.
+    pub fn settings(&self) -> Settings {
+        // Every spin is range-checked, so the casts below cannot wrap.
+        Settings {
+            hash_mb: self.int(OptionId::Hash) as usize,
+            threads: self.int(OptionId::Threads) as usize,
+            multipv: self.int(OptionId::MultiPv) as usize,
+            move_overhead_ms: self.int(OptionId::MoveOverhead) as u64,
+            strategy: Strategy::from_name(self.word(OptionId::Strategy)).unwrap_or_default(),
+        }
+    }
+
+    /// The game chosen by `UCI_Variant`.
+    pub fn variant_kind(&self) -> VariantKind {
+        match self.word(OptionId::UciVariant) {
+            "haberkorn" => VariantKind::Haberkorn,
+            _ => VariantKind::Hdc,
+        }
+    }
+
+    /// The variant `position startpos` sets up; an error when a haberkorn
+    /// setup layer lies beyond `HaberkornLayers`.
+    pub fn variant(&self) -> Result<Variant, VariantError> {
+        match self.variant_kind() {
+            VariantKind::Hdc => Ok(Variant::hdc()),
+            VariantKind::Haberkorn => Variant::haberkorn_with(
+                self.int(OptionId::HaberkornLayers) as u8,
+                self.int(OptionId::HaberkornWhiteLayer) as u8,
+                self.int(OptionId::HaberkornBlackLayer) as u8,
+                self.flag(OptionId::HaberkornEnPassant),
+                self.flag(OptionId::HaberkornCastling),
+            ),
+        }
+    }
+
+    /// The variant `position fen` reads a FEN with: the game and the rule
+    /// switches from the options; the layer count then comes from the FEN
+    /// (setup layers do not matter once pieces stand on the board).
+    pub fn fen_variant(&self) -> Variant {
+        match self.variant_kind() {
+            VariantKind::Hdc => Variant::hdc(),
+            VariantKind::Haberkorn => Variant {
+                en_passant: self.flag(OptionId::HaberkornEnPassant),
+                castling: self.flag(OptionId::HaberkornCastling),
+                ..Variant::haberkorn()
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_are_indexed_by_their_id() {
+        for (i, s) in SPECS.iter().enumerate() {
+            assert_eq!(s.id as usize, i, "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn defaults_give_the_default_settings_and_hdc() {
+        let o = Options::default();
+        assert_eq!(o.settings(), Settings::default());
+        assert_eq!(o.variant(), Ok(Variant::hdc()));
+    }
+
+    #[test]
+    fn bad_values_are_refused_and_change_nothing() {
+        let mut o = Options::default();
+        let before = o.clone();
+        assert_eq!(
+            o.set("Hash", Some("0")),
+            Err(OptionError::OutOfRange { name: "Hash", value: 0, min: 1, max: 65536 })
+        );
+        assert!(matches!(o.set("Hash", Some("lots")), Err(OptionError::NotAnInteger { .. })));
+        assert!(matches!(o.set("Hash", None), Err(OptionError::MissingValue("Hash"))));
+        assert!(matches!(o.set("Ponder", Some("yes")), Err(OptionError::NotABool { .. })));
+        assert!(matches!(o.set("UCI_Variant", Some("chess")), Err(OptionError::NotInCombo { .. })));
+        assert!(matches!(o.set("HaberkornLayers", Some("9")), Err(OptionError::OutOfRange { .. })));
+        assert!(matches!(o.set("Nonsense", Some("1")), Err(OptionError::Unknown(_))));
+        assert_eq!(o, before);
+    }
+
+    #[test]
+    fn names_and_words_ignore_case() {
+        let mut o = Options::default();
+        assert_eq!(o.set("hash", Some("64")), Ok(Effect::Settings));
+        assert_eq!(o.set("STRATEGY", Some("Greedy")), Ok(Effect::Settings));
+        assert_eq!(o.set("clear hash", None), Ok(Effect::ClearHash));
+        let s = o.settings();
+        assert_eq!((s.hash_mb, s.strategy), (64, Strategy::Greedy));
+    }
+
+    #[test]
+    fn haberkorn_options_build_the_variant() {
+        let mut o = Options::default();
+        assert_eq!(o.set("UCI_Variant", Some("haberkorn")), Ok(Effect::Variant));
+        assert_eq!(o.variant(), Ok(Variant::haberkorn()));
+        o.set("HaberkornLayers", Some("3")).unwrap();
+        assert_eq!(o.variant(), Err(VariantError::SetupLayer(4, 3)));
+        o.set("HaberkornWhiteLayer", Some("1")).unwrap();
+        o.set("HaberkornBlackLayer", Some("3")).unwrap();
+        o.set("HaberkornCastling", Some("true")).unwrap();
+        assert_eq!(o.variant(), Variant::haberkorn_with(3, 1, 3, false, true));
+        assert!(o.fen_variant().castling);
+    }
+}

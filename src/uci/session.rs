@@ -1,0 +1,279 @@
+//! The state of one UCI session (options, position, engine, perft job) and
+//! the handler of every command. The loop and the command table are in
+//! `uci/mod.rs`; input parsing in `command.rs`; output text in `fmt.rs`.
+
+use super::command::{self, CommandError, GoCommand, Start};
+use super::fmt::{self, Output};
+use super::options::{Effect, OptionId, Options};
+use super::{Call, Flow};
+use crate::core::{Move, Position};
+use crate::search::{Engine, Limits};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use vampirc_uci::UciMessage;
+
+/// What every handler returns: go on, or leave the loop; errors are printed by the dispatch.
+pub type Handled = Result<Flow, CommandError>;
+
+/// A `go perft` running on its own thread so that `stop` can end it.
+struct PerftJob {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+/// Everything a session remembers between commands.
+pub struct Session {
+    out: Output,
+    options: Options,
+    engine: Engine,
+    pos: Position,
+    debug: bool,
+    /// Settings changed while a search ran: handed to the engine once it is idle.
+    settings_pending: bool,
+    /// `Clear Hash` or `ucinewgame` arrived while a search ran: done once it is idle.
+    clear_pending: bool,
+    perft: Option<PerftJob>,
+}
+
+impl Session {
+    /// A new session at the hdc start position with default options, writing to `out`.
+    pub fn new(out: Output) -> Session {
+        let options = Options::default();
+        let pos = Position::start(options.fen_variant());
+        let engine = Engine::new(options.settings());
+        Session { out, options, engine, pos, debug: false, settings_pending: false, clear_pending: false, perft: None }
+    }
+
+    /// Where this session writes.
+    pub fn out(&self) -> &Output {
+        &self.out
+    }
+
+    fn debug(&self, text: impl FnOnce() -> String) {
+        if self.debug {
+            self.out.info_string(&format!("debug: {}", text()));
+        }
+    }
+
+    /// `uci`: identify, list the options, `uciok`.
+    pub fn uci(&mut self, call: &Call) -> Handled {
+        call.standard()?;
+        self.out.send(&fmt::uci_reply());
+        Ok(Flow::Continue)
+    }
+
+    /// `isready`: `readyok` at once, also while a search runs; when idle,
+    /// option changes still pending reach the engine first.
+    pub fn isready(&mut self, call: &Call) -> Handled {
+        call.standard()?;
+        self.sync_engine();
+        self.out.send(&fmt::readyok());
+        Ok(Flow::Continue)
+    }
+
+    /// `debug on|off`: with debug on, the engine explains what it does in `info string debug: …` lines.
+    pub fn debug_mode(&mut self, call: &Call) -> Handled {
+        if let UciMessage::Debug(on) = call.standard()? {
+            self.debug = on;
+        }
+        self.debug(|| "debug mode on".to_string());
+        Ok(Flow::Continue)
+    }
+
+    /// `setoption name <name> [value <value>]`.
+    pub fn setoption(&mut self, call: &Call) -> Handled {
+        let UciMessage::SetOption { name, value } = call.standard()? else {
+            return Err(call.usage_error());
+        };
+        let effect = self.options.set(&name, value.as_deref())?;
+        if let Some(spec) = Options::find(&name) {
+            let id = spec.id;
+            self.debug(|| match self.options.value_text(id) {
+                v if v.is_empty() => format!("option {} pressed", spec.name),
+                v => format!("option {} = {v}", spec.name),
+            });
+        }
+        match effect {
+            Effect::Stored => {}
+            Effect::Settings => self.settings_pending = true,
+            Effect::ClearHash => self.clear_pending = true,
+            Effect::Variant => self.variant_changed(),
+        }
+        self.sync_engine();
+        Ok(Flow::Continue)
+    }
+
+    /// After a variant option changed: the position becomes the new game's
+    /// start position; while the setup layers do not fit the layer count, the
+    /// position stays and a warning says why.
+    fn variant_changed(&mut self) {
+        match self.options.variant() {
+            Ok(v) if v != *self.pos.variant() => {
+                self.pos = Position::start(v);
+                self.debug(|| format!("variant now {v}; position set to its start"));
+            }
+            Ok(_) => {}
+            Err(e) => self.out.info_string(&format!(
+                "warning: {e}; position startpos fails until HaberkornWhiteLayer and HaberkornBlackLayer fit \
+                 HaberkornLayers = {}",
+                self.options.value_text(OptionId::HaberkornLayers)
+            )),
+        }
+    }
+
+    /// Hands pending settings and clears to the engine if no search runs.
+    fn sync_engine(&mut self) {
+        if self.engine.is_searching() {
+            return;
+        }
+        if self.settings_pending {
+            let settings = self.options.settings();
+            if *self.engine.settings() != settings {
+                self.debug(|| format!("engine settings {settings:?}"));
+                self.engine.set_settings(settings);
+            }
+            self.settings_pending = false;
+        }
+        if self.clear_pending {
+            self.engine.clear();
+            self.clear_pending = false;
+        }
+    }
+
+    /// `ucinewgame`: clear the hash and histories (once no search runs) and forget the game's earlier positions.
+    pub fn ucinewgame(&mut self, call: &Call) -> Handled {
+        call.standard()?;
+        self.clear_pending = true;
+        self.sync_engine();
+        self.pos.clear_history();
+        Ok(Flow::Continue)
+    }
+
+    /// `position startpos|fen <3D-FEN> [moves …]`: all or nothing.
+    pub fn position_cmd(&mut self, call: &Call) -> Handled {
+        let cmd = command::parse_position(call.args)?;
+        let base = match &cmd.start {
+            Start::StartPos => Position::start(self.options.variant().map_err(CommandError::Variant)?),
+            Start::Fen(fen) => Position::from_fen(fen, self.options.fen_variant()).map_err(CommandError::Fen)?,
+        };
+        self.pos = command::play_moves(base, &cmd.moves)?;
+        self.debug(|| format!("position {}", self.pos.fen()));
+        Ok(Flow::Continue)
+    }
+
+    /// `go …`: a running search is stopped first (its `bestmove` is printed);
+    /// then the new search or perft starts.
+    pub fn go(&mut self, call: &Call) -> Handled {
+        let cmd = command::parse_go(call.args, &self.pos)?;
+        self.engine.stop();
+        self.engine.wait();
+        self.wait_perft();
+        self.sync_engine();
+        match cmd {
+            GoCommand::Search(limits) => self.start_search(limits),
+            GoCommand::Perft(depth) => self.start_perft(depth),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn start_search(&mut self, limits: Limits) {
+        self.debug(|| {
+            let moves =
+                if limits.searchmoves.is_empty() { "all".into() } else { command::move_list(&limits.searchmoves) };
+            format!("go {limits:?}; moves {moves}; settings {:?}", self.engine.settings())
+        });
+        let out = self.out.clone();
+        self.engine.go(&self.pos, limits, Box::new(move |r| out.send(&fmt::report(&r))));
+    }
+
+    /// Runs perft on its own thread: `<move>: <count>` per root move as it
+    /// is counted, a blank line, `Nodes searched: <n>`; `stop` ends it early.
+    fn start_perft(&mut self, depth: u32) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let mut pos = self.pos.clone();
+        let out = self.out.clone();
+        let thread = std::thread::spawn(move || {
+            let mut total = 0;
+            let moves: Vec<Move> = pos.legal_moves().to_vec();
+            for m in moves {
+                let undo = pos.make(m);
+                let count = crate::perft::perft_stoppable(&mut pos, depth - 1, &flag);
+                pos.unmake(m, &undo);
+                match count {
+                    Some(n) => {
+                        out.send(&format!("{m}: {n}"));
+                        total += n;
+                    }
+                    None => {
+                        out.info_string("perft stopped");
+                        return;
+                    }
+                }
+            }
+            out.send(&format!("\nNodes searched: {total}"));
+        });
+        self.perft = Some(PerftJob { stop, thread });
+    }
+
+    /// Whether a perft is still counting.
+    pub fn perft_running(&self) -> bool {
+        self.perft.as_ref().is_some_and(|job| !job.thread.is_finished())
+    }
+
+    /// Waits for a perft to finish.
+    pub fn wait_perft(&mut self) {
+        if let Some(job) = self.perft.take() {
+            let _ = job.thread.join();
+        }
+    }
+
+    /// `stop`: ends a search (it prints its `bestmove`) or a perft; nothing when idle.
+    ///
+    /// A perft is waited for (it gives up within a perft(2) of work), so once
+    /// `stop` is handled no perft is running: a later command never meets one
+    /// that is merely winding down.
+    pub fn stop(&mut self, call: &Call) -> Handled {
+        call.standard()?;
+        self.engine.stop();
+        if let Some(job) = &self.perft {
+            job.stop.store(true, Ordering::Relaxed);
+        }
+        self.wait_perft();
+        Ok(Flow::Continue)
+    }
+
+    /// `ponderhit`: the expected move was played; the ponder search goes on under the clock.
+    pub fn ponderhit(&mut self, call: &Call) -> Handled {
+        call.standard()?;
+        self.engine.ponderhit();
+        Ok(Flow::Continue)
+    }
+
+    /// `quit`: leave the loop (the search is stopped and its `bestmove` printed by [`Session::shutdown`]).
+    pub fn quit(&mut self, call: &Call) -> Handled {
+        call.standard()?;
+        Ok(Flow::Quit)
+    }
+
+    /// `d`: the position as diagrams, FEN, key, side to move, checkers, variant.
+    pub fn display(&mut self, _call: &Call) -> Handled {
+        self.out.send(&fmt::diagram(&self.pos));
+        Ok(Flow::Continue)
+    }
+
+    /// `eval`: the static evaluation (material only until the search's evaluation lands).
+    pub fn eval(&mut self, _call: &Call) -> Handled {
+        self.out.send(&fmt::eval_text(&self.pos));
+        Ok(Flow::Continue)
+    }
+
+    /// Ends the session: stops a search (its `bestmove` is printed) and
+    /// waits for it, and lets a perft finish (it counts, it does not search).
+    pub fn shutdown(&mut self) {
+        self.engine.stop();
+        self.engine.wait();
+        self.wait_perft();
+    }
+}
