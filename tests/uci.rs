@@ -496,8 +496,10 @@ fn bad_go_starts_nothing() {
         let error = e.expect_error(cmd);
         assert!(error.contains(needle), "{cmd:?}: {error}");
     }
-    // Numbers vampirc-uci would have crashed on are fine here.
+    // Numbers vampirc-uci would have crashed on are fine here (the search
+    // they start would run for ages, so it is stopped).
     e.send("go depth 300 movestogo 999 nodes 99999999999999");
+    e.send("stop");
     e.bestmove();
 }
 
@@ -544,17 +546,22 @@ fn debug_help_and_eval() {
         assert!(help.contains(&format!("\n  {cmd} ")), "help lacks {cmd}");
     }
     let eval = e.ask("eval");
-    assert!(eval.iter().any(|l| l.contains("material only")), "{eval:?}");
-    assert_eq!(eval.last().unwrap(), "Final evaluation: +0 cp (white to move, from its point of view)");
+    assert!(eval.iter().any(|l| l.contains("Material")), "{eval:?}");
+    assert!(eval.iter().any(|l| l.contains("Mobility")), "{eval:?}");
+    assert_eq!(eval.last().unwrap(), "Final evaluation: +0.00 (White side), +0.10 (side to move)");
 }
 
 /// The example session in protocol.md, replayed command by command: the
-/// engine must print exactly what the document shows.
+/// engine must print what the document shows. Search output depends on time
+/// and load, so `info depth` lines are skipped on both sides and a
+/// `bestmove` is compared by its form only; every other line is exact.
 #[test]
 fn protocol_md_example_session_is_exact() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md")).unwrap();
     let section = &doc[doc.find("## Example session").expect("protocol.md has an example session")..];
     let block = section.split("```").nth(1).expect("the session is a code block");
+    let varies = |l: &str| l.starts_with("info depth ");
+    let mask = |l: &str| if l.starts_with("bestmove ") { "bestmove <move>".to_string() } else { l.to_string() };
     // (command, the lines it answers), in order.
     let mut steps: Vec<(String, Vec<String>)> = Vec::new();
     let mut exit_line = None;
@@ -563,18 +570,24 @@ fn protocol_md_example_session_is_exact() {
             steps.push((cmd.to_string(), Vec::new()));
         } else if line.starts_with("(exit status ") {
             exit_line = Some(line.to_string());
-        } else {
-            steps.last_mut().expect("output follows a command").1.push(line.to_string());
+        } else if !varies(line) {
+            steps.last_mut().expect("output follows a command").1.push(mask(line));
         }
     }
     assert!(steps.len() > 10, "the session is too short to be the example");
     let mut e = Engine::start();
     for (cmd, expected) in &steps {
         e.send(cmd);
-        let got: Vec<String> = (0..expected.len()).map(|_| e.line()).collect();
+        let mut got = Vec::new();
+        while got.len() < expected.len() {
+            let line = e.line();
+            if !varies(&line) {
+                got.push(mask(&line));
+            }
+        }
         assert_eq!(&got, expected, "after {cmd:?}");
     }
-    assert!(e.rest().is_empty(), "output after the session's last command");
+    assert!(e.rest().iter().all(|l| varies(l)), "output after the session's last command");
     assert_eq!(exit_line.as_deref(), Some("(exit status 0)"));
     assert!(e.exit_status().success());
 }

@@ -13,7 +13,6 @@
 use super::options::SPECS;
 use crate::core::square::ROMAN;
 use crate::core::{Color, Position, Square, Variant, VariantKind};
-use crate::search::strategy::baseline_value;
 use crate::search::{Bound, Info, Report, Score};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -183,26 +182,6 @@ pub fn variant_text(v: &Variant) -> String {
     }
 }
 
-/// The material of one side in centipawns (the greedy baseline's values; kings count 0).
-pub fn material(pos: &Position, c: Color) -> i32 {
-    pos.color_pieces(c).into_iter().filter_map(|sq| pos.piece_at(sq)).map(|p| baseline_value(p.kind)).sum()
-}
-
-/// The text of `eval`: the material balance from the side to move's view.
-/// Until the search brings its evaluation, this is the whole evaluation.
-pub fn eval_text(pos: &Position) -> String {
-    let us = pos.side_to_move();
-    let (white, black) = (material(pos, Color::White), material(pos, Color::Black));
-    let balance = if us == Color::White { white - black } else { black - white };
-    format!(
-        "Evaluation: material only (no positional terms until the search's evaluation lands)\n\
-         White material: {white} cp\n\
-         Black material: {black} cp\n\
-         Final evaluation: {balance:+} cp ({} to move, from its point of view)",
-        side_name(us)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,12 +256,6 @@ mod tests {
         assert!(d.lines().any(|l| l.starts_with("Key: ") && l.len() == 5 + 16));
     }
 
-    #[test]
-    fn eval_is_balanced_at_the_start() {
-        let text = eval_text(&Position::start(Variant::hdc()));
-        assert!(text.contains("material only"));
-        assert!(text.ends_with("Final evaluation: +0 cp (white to move, from its point of view)"));
-    }
 
     #[test]
     fn errors_are_cut() {

@@ -70,7 +70,7 @@ pub struct CommandSpec {
 }
 
 /// Every command the engine knows; adding one is one entry here plus its handler.
-pub static COMMANDS: [CommandSpec; 14] = [
+pub static COMMANDS: [CommandSpec; 15] = [
     CommandSpec { name: "uci", usage: "uci", about: "identify, list the options, answer uciok", run: Session::uci },
     CommandSpec {
         name: "isready",
@@ -131,8 +131,14 @@ pub static COMMANDS: [CommandSpec; 14] = [
     CommandSpec {
         name: "eval",
         usage: "eval",
-        about: "show the static evaluation (material only for now)",
+        about: "show the static evaluation, term by term",
         run: Session::eval,
+    },
+    CommandSpec {
+        name: "bench",
+        usage: "bench [depth 1..100] [threads 1..1024] [hash MiB 1..65536]",
+        about: "search the fixed bench positions: speed benchmark and node-count signature",
+        run: Session::bench,
     },
     CommandSpec { name: "help", usage: "help", about: "list the commands", run: help },
     // Accepted silently, as the UCI specification asks engines without copy protection to do.

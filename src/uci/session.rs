@@ -7,6 +7,7 @@ use super::fmt::{self, Output};
 use super::options::{Effect, OptionId, Options};
 use super::{Call, Flow};
 use crate::core::{Move, Position};
+use crate::bench;
 use crate::search::{Engine, Limits};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -265,7 +266,34 @@ impl Session {
 
     /// `eval`: the static evaluation (material only until the search's evaluation lands).
     pub fn eval(&mut self, _call: &Call) -> Handled {
-        self.out.send(&fmt::eval_text(&self.pos));
+        self.out.send(crate::search::eval::trace(&self.pos).trim_end());
+        Ok(Flow::Continue)
+    }
+
+    /// `bench [depth] [threads] [hash]`: searches the fixed bench positions
+    /// in the foreground (like Stockfish) and prints the per-position lines
+    /// and the summary; a running search is stopped first.
+    pub fn bench(&mut self, call: &Call) -> Handled {
+        let usage = || CommandError::Usage { command: "bench", usage: call.spec.usage };
+        let mut values = [bench::DEFAULT_DEPTH as u64, bench::DEFAULT_THREADS as u64, bench::DEFAULT_HASH_MB as u64];
+        let limits = [(1, 100), (1, 1024), (1, 65536)];
+        let args: Vec<&str> = call.args.split_ascii_whitespace().collect();
+        if args.len() > values.len() {
+            return Err(usage());
+        }
+        for (i, a) in args.iter().enumerate() {
+            let v: u64 = a.parse().map_err(|_| usage())?;
+            if !(limits[i].0..=limits[i].1).contains(&v) {
+                return Err(usage());
+            }
+            values[i] = v;
+        }
+        self.engine.stop();
+        self.engine.wait();
+        self.wait_perft();
+        let mut text = Vec::new();
+        bench::run(values[0] as u32, values[1] as usize, values[2] as usize, &mut text);
+        self.out.send(String::from_utf8_lossy(&text).trim_end());
         Ok(Flow::Continue)
     }
 
