@@ -88,6 +88,12 @@ impl Searcher<'_> {
                 }
             }
             if self.id != 0 {
+                // A helper that completes the depth limit ends the search for
+                // everyone: its result joins the vote, so the depth is reached.
+                if depth >= max_depth && sh.limits.depth.is_some() && !sh.limits.infinite {
+                    sh.abort.store(true, Ordering::Relaxed);
+                    break;
+                }
                 continue;
             }
             let best = &self.root_moves[0];

@@ -107,7 +107,7 @@ pub fn run(
     nodes_out.store(shared.nodes(), Ordering::Relaxed);
     let chosen = if settings.multipv <= 1 { vote(&proposals) } else { 0 };
     let best = &proposals[chosen];
-    if chosen != 0 && best.best != proposals[0].best {
+    if chosen != 0 && (best.best != proposals[0].best || best.depth > proposals[0].depth) {
         let nodes = shared.nodes();
         let ms = shared.time.elapsed().as_millis() as u64;
         report(Report::Info(Info {
