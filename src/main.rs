@@ -23,7 +23,7 @@ enum Command {
     Uci,
     /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
     Perft(PerftArgs),
-    /// Play engines against each other (fastchess-style options; see docs/records.md).
+    /// Play engines against each other (fastchess-style options; see protocol.md).
     Match(Box<MatchArgs>),
     /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
     Bench(BenchArgs),

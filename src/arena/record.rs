@@ -1,6 +1,6 @@
 //! Game records: a PGN-style text with the moves in protocol move text
 //! (`e2-IVe4-IV`), written and flushed as each game ends, and read back.
-//! The format is documented in docs/records.md.
+//! The format is documented in protocol.md ("Matches").
 
 use crate::core::square::ROMAN;
 use crate::core::{Position, Variant, VariantKind};

@@ -305,7 +305,7 @@ mod tests {
     }
 
     // Reference values computed independently in Python 3 from the formulas
-    // in the module documentation (see docs/records.md, "Statistics"):
+    // in the module documentation (see protocol.md, "Statistics"):
     //   W,D,L = 60,100,40: n=200, mean=0.55, var=0.1225
     //   error: (elo(0.55+1.96*sqrt(var/n)) - elo(0.55-1.96*sqrt(var/n)))/2
     #[test]
