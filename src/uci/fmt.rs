@@ -256,7 +256,6 @@ mod tests {
         assert!(d.lines().any(|l| l.starts_with("Key: ") && l.len() == 5 + 16));
     }
 
-
     #[test]
     fn errors_are_cut() {
         assert_eq!(cut("abcdef", 3), "abc…");

@@ -128,12 +128,7 @@ pub static COMMANDS: [CommandSpec; 15] = [
         about: "show the position: every layer, FEN, key, checkers",
         run: Session::display,
     },
-    CommandSpec {
-        name: "eval",
-        usage: "eval",
-        about: "show the static evaluation, term by term",
-        run: Session::eval,
-    },
+    CommandSpec { name: "eval", usage: "eval", about: "show the static evaluation, term by term", run: Session::eval },
     CommandSpec {
         name: "bench",
         usage: "bench [depth 1..100] [threads 1..1024] [hash MiB 1..65536]",
