@@ -392,19 +392,24 @@ impl Position {
         self.is_attacked(self.king(self.side), !self.side)
     }
 
-    /// Plays a legal move (trusted: from the move generator). Returns what
-    /// [`Position::unmake`] needs to take it back.
-    pub fn make(&mut self, m: Move) -> Undo {
-        let z = Zobrist::get();
-        let undo = Undo {
+    /// The state that make/unmake must restore, before a move changes it.
+    #[inline]
+    fn snapshot(&self) -> Undo {
+        Undo {
             captured: 0,
             castling: self.castling,
             en_passant: self.en_passant,
             ep_hash: self.ep_hash,
             halfmove: self.halfmove,
             key: self.key,
-        };
-        let mut undo = undo;
+        }
+    }
+
+    /// Plays a legal move (trusted: from the move generator). Returns what
+    /// [`Position::unmake`] needs to take it back.
+    pub fn make(&mut self, m: Move) -> Undo {
+        let z = Zobrist::get();
+        let mut undo = self.snapshot();
         self.history.push(self.key);
         self.key ^= self.ep_hash ^ z.side();
         self.ep_hash = 0;
@@ -562,14 +567,7 @@ impl Position {
     /// Passes the move (for null-move search): no piece moves, the
     /// en-passant state lapses. Not legal when in check.
     pub fn make_null(&mut self) -> Undo {
-        let undo = Undo {
-            captured: 0,
-            castling: self.castling,
-            en_passant: self.en_passant,
-            ep_hash: self.ep_hash,
-            halfmove: self.halfmove,
-            key: self.key,
-        };
+        let undo = self.snapshot();
         self.history.push(self.key);
         self.key ^= self.ep_hash ^ Zobrist::get().side();
         self.ep_hash = 0;
