@@ -25,6 +25,14 @@ pub trait MoveSink {
     fn pawn_targets(&mut self, targets: Bitboard, offset: i32, promo_squares: Bitboard, promotions: &[PieceKind]);
     /// One move.
     fn one(&mut self, m: Move);
+    /// The only squares non-pawn moves may land on (e.g. the enemy pieces for
+    /// a captures-only sink). The generator applies it before its attack
+    /// tests, so a narrow filter saves work; it must contain every square the
+    /// sink keeps. Castling is generated only with the full board.
+    #[inline]
+    fn target_filter(&self) -> Bitboard {
+        Bitboard::FULL
+    }
 }
 
 impl MoveSink for MoveList {
@@ -153,7 +161,8 @@ impl Position {
         // King steps: the only moves that need an attack test per target.
         let mut safe = Bitboard::EMPTY;
         let without_king = occ - Bitboard::from(king);
-        for t in r.king[king.index()] - ours {
+        let filter = sink.target_filter();
+        for t in r.king[king.index()] & (filter - ours) {
             if !self.is_attacked_with(t, them, without_king, Bitboard::EMPTY) {
                 safe.set(t);
             }
@@ -162,7 +171,7 @@ impl Position {
         if view.checkers > 1 {
             return;
         }
-        let mask = view.check_mask;
+        let mask = view.check_mask & filter;
         let pin_line = |sq: Square| -> Bitboard {
             view.pins.iter().find(|(p, _)| *p == sq).map_or(Bitboard::FULL, |(_, line)| *line)
         };
@@ -197,9 +206,11 @@ impl Position {
 
         // Pawns: unpinned ones as one set, pinned ones one by one.
         let pawns = self.pieces(us, PieceKind::Pawn);
-        self.pawn_moves(sink, pawns - view.pinned, mask, theirs, !occ & r.geometry.board);
+        // Pawn pushes that promote are kept by captures-only sinks, so pawns see the unfiltered mask.
+        let pawn_mask = view.check_mask;
+        self.pawn_moves(sink, pawns - view.pinned, pawn_mask, theirs, !occ & r.geometry.board);
         for sq in pawns & view.pinned {
-            self.pawn_moves(sink, Bitboard::from(sq), mask & pin_line(sq), theirs, !occ & r.geometry.board);
+            self.pawn_moves(sink, Bitboard::from(sq), pawn_mask & pin_line(sq), theirs, !occ & r.geometry.board);
         }
 
         // En passant: rare, so each capture is tested by playing it on the occupancy.
@@ -214,7 +225,7 @@ impl Position {
         }
 
         // Castling.
-        if self.castling != 0 && view.checkers == 0 {
+        if self.castling != 0 && view.checkers == 0 && filter == Bitboard::FULL {
             for rule in self.castles.iter().flatten() {
                 if rule.color == us
                     && self.castling & rule.right != 0

@@ -74,6 +74,11 @@ impl MoveSink for BufferSink<'_> {
             self.moves.push(m);
         }
     }
+
+    #[inline]
+    fn target_filter(&self) -> Bitboard {
+        self.targets_mask
+    }
 }
 
 impl MoveBuffer {
