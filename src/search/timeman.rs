@@ -5,9 +5,11 @@
 //! to go (`movestogo`, else 50) plus three quarters of the increment, at most
 //! 40% of the clock; the hard limit is three times the soft one, at most 60%
 //! of the clock. A new iteration starts only before 55% of the (scaled) soft
-//! limit, since it usually takes longer than all earlier ones together. `Move Overhead` is kept back from every figure. `movetime`
-//! gives both limits at once. The search may stretch the soft limit while its
-//! best move is unstable and shrink it when the best move holds.
+//! limit, since it usually takes longer than all earlier ones together. The
+//! search may stretch the soft limit while its best move is unstable and
+//! shrink it when the best move holds. `Move Overhead` is kept back from
+//! every figure. `movetime` is a hard limit only: the search uses all of it,
+//! as Stockfish does.
 
 use super::Limits;
 use crate::core::Color;
@@ -35,7 +37,8 @@ impl TimeManager {
         }
         if let Some(mt) = limits.movetime {
             let t = mt.saturating_sub(move_overhead).max(floor);
-            return TimeManager { start, soft: Some(t), hard: Some(t) };
+            // Stockfish's behaviour: a fixed move time is used up, so no soft limit ends it early.
+            return TimeManager { start, soft: None, hard: Some(t) };
         }
         let (time, inc) = match side {
             Color::White => (limits.wtime, limits.winc),
@@ -107,7 +110,7 @@ mod tests {
     fn movetime_and_no_clock() {
         let limits = Limits { movetime: ms(100), ..Limits::default() };
         let t = TimeManager::new(&limits, Color::Black, Duration::from_millis(10));
-        assert_eq!((t.soft(), t.hard()), (ms(90), ms(90)));
+        assert_eq!((t.soft(), t.hard()), (None, ms(90)));
         let none = TimeManager::new(&Limits { depth: Some(5), ..Limits::default() }, Color::White, Duration::ZERO);
         assert!(none.hard().is_none() && !none.soft_exceeded(1.0) && !none.hard_exceeded());
     }
