@@ -211,15 +211,17 @@ pub fn play_game(
     let mut pos = start.clone();
     let mut clocks = [Clock::new(specs[0]), Clock::new(specs[1])];
     let mut adjudicator = Adjudicator { rules, losing: [0; 2], drawish: 0 };
+    // The state of the position on the board, computed once per ply (it generates the legal moves).
+    let mut state = pos.game_state();
     loop {
-        match pos.game_state() {
+        match state {
             GameState::Ongoing => {}
             GameState::Checkmate => {
                 let loser = if pos.side_to_move() == Color::White { 0 } else { 1 };
                 return ended(&moves, loss(loser), Termination::Checkmate, String::new());
             }
-            state => {
-                let t = match state {
+            drawn => {
+                let t = match drawn {
                     GameState::Stalemate => Termination::Stalemate,
                     GameState::FiftyMoves => Termination::FiftyMoves,
                     GameState::Repetition => Termination::Repetition,
@@ -268,7 +270,8 @@ pub fn play_game(
         };
         pos.make(m);
         moves.push(m.to_string());
-        if pos.game_state() == GameState::Ongoing
+        state = pos.game_state();
+        if state == GameState::Ongoing
             && let Some((loser, t)) = adjudicator.after_move(side, reply.score, pos.fullmove_number())
         {
             let result = if loser == 2 { GameResult::Draw } else { loss(loser) };
