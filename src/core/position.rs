@@ -392,6 +392,12 @@ impl Position {
         self.is_attacked(self.king(self.side), !self.side)
     }
 
+    /// The castling rule of this position whose king moves `from` → `to`.
+    #[inline]
+    fn castle_move_rule(&self, from: Square, to: Square) -> Option<CastleRule> {
+        self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to).copied()
+    }
+
     /// The state that make/unmake must restore, before a move changes it.
     #[inline]
     fn snapshot(&self) -> Undo {
@@ -424,9 +430,7 @@ impl Position {
         self.halfmove += 1;
         match m.flag() {
             MoveFlag::Castle => {
-                if let Some(rule) =
-                    self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to).copied()
-                {
+                if let Some(rule) = self.castle_move_rule(from, to) {
                     let rook = Piece::new(us, PieceKind::Rook);
                     self.remove_piece(rule.rook_from, rook);
                     self.move_piece(from, to, piece);
@@ -528,9 +532,7 @@ impl Position {
         if let Some(moved) = self.piece_at(to) {
             match m.flag() {
                 MoveFlag::Castle => {
-                    if let Some(rule) =
-                        self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to).copied()
-                    {
+                    if let Some(rule) = self.castle_move_rule(from, to) {
                         let rook = Piece::new(us, PieceKind::Rook);
                         self.remove_piece(rule.rook_to, rook);
                         self.move_piece(to, from, moved);
