@@ -9,7 +9,7 @@
 
 use cubist::core::{Color, Move, PieceKind, Position, Variant};
 use cubist::search::strategy::baseline_value;
-use cubist::search::{Engine, Limits, Report, SearchParams, Settings, Strategy};
+use cubist::search::{Engine, Limits, Report, SearchParams, Settings, Strategy, Switches};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use std::sync::mpsc;
@@ -71,16 +71,9 @@ fn parse_args() -> Result<Args, String> {
 
 fn params_without(off: &[String]) -> Result<SearchParams, String> {
     let mut p = SearchParams::default();
-    for name in off {
-        match name.as_str() {
-            "null_move" => p.null_move = false,
-            "lmr" => p.lmr = false,
-            "reverse_futility" => p.reverse_futility = false,
-            "futility" => p.futility = false,
-            "late_move_pruning" => p.late_move_pruning = false,
-            "aspiration" => p.aspiration = false,
-            "" => {}
-            n => return Err(format!("unknown technique {n}")),
+    for name in off.iter().filter(|n| !n.is_empty()) {
+        if !p.switches.turn_off(name) {
+            return Err(format!("unknown technique {name} (one of {})", Switches::NAMES.join(", ")));
         }
     }
     Ok(p)

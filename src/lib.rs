@@ -6,4 +6,5 @@ pub mod bench;
 pub mod core;
 pub mod perft;
 pub mod search;
+pub mod tactics;
 pub mod uci;

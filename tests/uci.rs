@@ -194,7 +194,7 @@ fn handshake_lists_identity_and_every_option() {
             "option name MultiPV type spin default 1 min 1 max 256",
             "option name Ponder type check default false",
             "option name Move Overhead type spin default 10 min 0 max 5000",
-            "option name Strategy type combo default search var search var greedy var random",
+            "option name Strategy type combo default search var search var greedy var random var alphabeta",
             "option name UCI_Variant type combo default hdc var hdc var haberkorn",
             "option name HaberkornLayers type spin default 8 min 3 max 8",
             "option name HaberkornWhiteLayer type spin default 4 min 1 max 8",

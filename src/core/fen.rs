@@ -187,6 +187,7 @@ impl Position {
         }
         pos.ep_hash = pos.compute_ep_hash();
         pos.key = pos.compute_key();
+        pos.refresh_checkers();
         Ok(pos)
     }
 

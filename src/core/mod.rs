@@ -2,6 +2,7 @@
 //! 3D-FEN and move text. No I/O, no threads.
 
 pub mod bitboard;
+pub mod checks;
 pub mod fen;
 pub mod geometry;
 pub mod movegen;

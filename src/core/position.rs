@@ -79,6 +79,7 @@ pub struct Undo {
     ep_hash: u64,
     halfmove: u16,
     key: u64,
+    checkers: Bitboard,
 }
 
 /// A position of either variant.
@@ -102,6 +103,8 @@ pub struct Position {
     pub(crate) key: u64,
     /// Keys of the earlier positions of the game, oldest first.
     pub(crate) history: Vec<u64>,
+    /// The enemy pieces giving check to the side to move (kept by make/unmake).
+    pub(crate) checkers: Bitboard,
 }
 
 impl PartialEq for Position {
@@ -121,6 +124,7 @@ impl PartialEq for Position {
             && self.fullmove == other.fullmove
             && self.key == other.key
             && self.history == other.history
+            && self.checkers == other.checkers
     }
 }
 
@@ -165,6 +169,7 @@ impl Position {
             fullmove: 1,
             key: 0,
             history: Vec::new(),
+            checkers: Bitboard::EMPTY,
         }
     }
 
@@ -382,14 +387,21 @@ impl Position {
         out
     }
 
-    /// The enemy pieces giving check to the side to move.
+    /// The enemy pieces giving check to the side to move (computed once per move).
+    #[inline]
     pub fn checkers(&self) -> Bitboard {
-        self.attackers(self.king(self.side), !self.side)
+        self.checkers
     }
 
     /// Whether the side to move is in check.
+    #[inline]
     pub fn in_check(&self) -> bool {
-        self.is_attacked(self.king(self.side), !self.side)
+        self.checkers.any()
+    }
+
+    /// Recomputes the checkers from scratch (after setting up a position).
+    pub(crate) fn refresh_checkers(&mut self) {
+        self.checkers = self.attackers(self.king(self.side), !self.side);
     }
 
     /// The castling rule of this position whose king moves `from` → `to`.
@@ -408,6 +420,7 @@ impl Position {
             ep_hash: self.ep_hash,
             halfmove: self.halfmove,
             key: self.key,
+            checkers: self.checkers,
         }
     }
 
@@ -425,6 +438,7 @@ impl Position {
         let Some(piece) = self.piece_at(from) else {
             // Not reachable from generated moves; keep the position consistent anyway.
             self.side = !us;
+            self.refresh_checkers();
             return undo;
         };
         self.halfmove += 1;
@@ -489,6 +503,7 @@ impl Position {
             self.ep_hash = self.compute_ep_hash();
             self.key ^= self.ep_hash;
         }
+        self.checkers = self.checkers_after(m);
         undo
     }
 
@@ -563,6 +578,7 @@ impl Position {
         self.ep_hash = undo.ep_hash;
         self.halfmove = undo.halfmove;
         self.key = undo.key;
+        self.checkers = undo.checkers;
         self.history.pop();
     }
 
@@ -576,6 +592,7 @@ impl Position {
         self.en_passant = None;
         self.halfmove += 1;
         self.side = !self.side;
+        self.refresh_checkers();
         undo
     }
 
@@ -586,6 +603,7 @@ impl Position {
         self.ep_hash = undo.ep_hash;
         self.halfmove = undo.halfmove;
         self.key = undo.key;
+        self.checkers = undo.checkers;
         self.history.pop();
     }
 

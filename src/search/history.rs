@@ -3,10 +3,9 @@
 //! moves (by side, from-square and to-square), updated with "gravity" so that
 //! values stay within ±`HISTORY_MAX`.
 
+use super::score::MAX_PLY;
 use crate::core::{Color, Move};
 
-/// The deepest ply the search reaches (and the size of per-ply tables).
-pub const MAX_PLY: usize = 128;
 /// History values stay within ±this.
 pub const HISTORY_MAX: i32 = 16_384;
 

@@ -8,15 +8,20 @@
 pub mod eval;
 pub mod history;
 pub mod movepick;
+pub mod params;
+pub mod qsearch;
 pub mod root;
+pub mod score;
 #[allow(clippy::module_inception)]
 pub mod search;
+pub mod see;
 pub mod strategy;
 pub mod threads;
 pub mod timeman;
 pub mod tt;
+pub mod worker;
 
-pub use search::SearchParams;
+pub use params::{SearchParams, Switches, Tunables};
 
 use crate::core::{Move, Position};
 use std::sync::Arc;
@@ -63,11 +68,14 @@ pub enum Strategy {
     Greedy,
     /// Test baseline: a uniformly random legal move.
     Random,
+    /// Baseline: the same search with every selective technique off (full
+    /// width with quiescence, the table and move ordering; see [`Switches::FULL_WIDTH`]).
+    AlphaBeta,
 }
 
 impl Strategy {
     /// The option value names, as `setoption name Strategy` takes them.
-    pub const NAMES: [&'static str; 3] = ["search", "greedy", "random"];
+    pub const NAMES: [&'static str; 4] = ["search", "greedy", "random", "alphabeta"];
 
     /// The strategy of an option value (case-insensitive).
     pub fn from_name(name: &str) -> Option<Strategy> {
@@ -75,6 +83,7 @@ impl Strategy {
             "search" => Some(Strategy::Search),
             "greedy" => Some(Strategy::Greedy),
             "random" => Some(Strategy::Random),
+            "alphabeta" => Some(Strategy::AlphaBeta),
             _ => None,
         }
     }
@@ -289,7 +298,12 @@ impl Engine {
         let pos = pos.clone();
         let work = move || {
             let (best, ponder) = match settings.strategy {
-                Strategy::Search => {
+                Strategy::Search | Strategy::AlphaBeta => {
+                    let params = if settings.strategy == Strategy::AlphaBeta {
+                        SearchParams { switches: Switches::FULL_WIDTH, ..params }
+                    } else {
+                        params
+                    };
                     let root = strategy::root_moves(&pos, &limits);
                     threads::run(&pos, root, &limits, &settings, params, &tt, &signals, &nodes, &mut report)
                 }

@@ -7,10 +7,11 @@
 //!
 //! Order: the TT move, then winning or even captures and queen promotions by
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
-//! losing captures (a cheaper piece defended by the enemy) and underpromotions.
+//! captures that lose material in exchange (SEE) and underpromotions.
 
 use super::eval::piece_value;
 use super::history::History;
+use super::see::see_ge;
 use crate::core::movegen::MoveSink;
 use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position, Square};
 
@@ -194,8 +195,8 @@ pub fn is_quiet(pos: &Position, m: Move) -> bool {
 }
 
 /// The order score of a capture or promotion (`None` for quiet moves): MVV-LVA
-/// for captures that win material or where the target square is undefended,
-/// [`BAD_CAPTURE`] and below for captures of a cheaper defended piece.
+/// for captures that do not lose material in exchange (3D SEE),
+/// [`BAD_CAPTURE`] and below for those that do.
 pub fn capture_score(pos: &Position, m: Move) -> Option<i32> {
     let kind = pos.variant().kind;
     let promo = m.promotion_kind();
@@ -212,7 +213,7 @@ pub fn capture_score(pos: &Position, m: Move) -> Option<i32> {
     let attacker = pos.piece_at(m.from()).map_or(PieceKind::Pawn, |p| p.kind);
     let attacker_value = piece_value(kind, attacker);
     let mvv_lva = victim_value * 16 - attacker_value / 8;
-    if promo.is_some() || victim_value >= attacker_value || !pos.is_attacked(m.to(), !pos.side_to_move()) {
+    if promo.is_some() || see_ge(pos, m, 0) {
         Some(GOOD_CAPTURE + mvv_lva)
     } else {
         Some(BAD_CAPTURE + mvv_lva)

@@ -3,51 +3,12 @@
 //! for helper threads, time checks between iterations, and `info` reports.
 
 use super::movepick::is_quiet;
-use super::search::{INF, Searcher, lmr_table};
-use super::tt::{MATE, MATE_BOUND, TtBound, score_to_tt};
-use super::{Bound, Info, Report, Score};
+use super::score::{INF, MATE, MATE_BOUND, score_to_tt, to_score};
+use super::tt::TtBound;
+use super::worker::Searcher;
+use super::{Bound, Info, Report};
 use crate::core::Move;
 use std::sync::atomic::Ordering;
-
-/// A root move with its score at the last depth that searched it and its PV.
-#[derive(Clone, Debug)]
-pub struct RootMove {
-    /// The move.
-    pub mv: Move,
-    /// Score at the current depth (`-INF` when not searched exactly yet).
-    pub score: i32,
-    /// Score at the previous depth.
-    pub prev_score: i32,
-    /// Bound of `score`.
-    pub bound: Bound,
-    /// The principal variation, starting with `mv`.
-    pub pv: Vec<Move>,
-    /// Deepest ply reached while searching it.
-    pub seldepth: usize,
-}
-
-impl RootMove {
-    /// A root move not searched yet.
-    pub fn new(mv: Move) -> RootMove {
-        RootMove { mv, score: -INF, prev_score: -INF, bound: Bound::Exact, pv: vec![mv], seldepth: 0 }
-    }
-
-    /// The best known score: this depth's, else the previous one.
-    pub fn best_score(&self) -> i32 {
-        if self.score == -INF { self.prev_score } else { self.score }
-    }
-}
-
-/// Converts an internal score to the protocol's.
-pub fn to_score(s: i32) -> Score {
-    if s >= MATE_BOUND {
-        Score::Mate((MATE - s + 1) / 2)
-    } else if s <= -MATE_BOUND {
-        Score::Mate(-(MATE + s) / 2)
-    } else {
-        Score::Cp(s)
-    }
-}
 
 /// Helper threads skip depths by these patterns (Stockfish's Lazy SMP tables).
 const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
@@ -119,8 +80,12 @@ impl Searcher<'_> {
     /// The root search of one line at `depth` inside a widening aspiration window.
     fn aspiration(&mut self, depth: i32, pv_idx: usize, report: &mut Option<&mut dyn FnMut(Report)>) {
         let prev = self.root_moves[pv_idx].prev_score;
-        let mut delta = 30;
-        let (mut alpha, mut beta) = if self.shared.params.aspiration && depth >= 4 && prev.abs() < MATE_BOUND {
+        let t = self.shared.params.tunables;
+        let mut delta = t.aspiration_delta;
+        let (mut alpha, mut beta) = if self.shared.params.switches.aspiration
+            && depth >= t.aspiration_min_depth
+            && prev.abs() < MATE_BOUND
+        {
             ((prev - delta).max(-INF), (prev + delta).min(INF))
         } else {
             (-INF, INF)
@@ -155,7 +120,7 @@ impl Searcher<'_> {
     /// Searches the root moves from `pv_idx` on (the earlier ones are better lines of MultiPV).
     fn root(&mut self, mut alpha: i32, beta: i32, depth: i32, pv_idx: usize) -> i32 {
         let mut best = -INF;
-        let lmr = lmr_table();
+        let (sw, t) = (self.shared.params.switches, self.shared.params.tunables);
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
             self.stack[0].mv = m;
@@ -163,24 +128,13 @@ impl Searcher<'_> {
             let undo = self.pos.make(m);
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;
-            let score = if i == pv_idx {
-                -self.search(-beta, -alpha, new_depth, 1, true)
+            let late = i - pv_idx;
+            let r = if sw.lmr && depth >= t.lmr_min_depth && quiet && !gives_check && late > 3 {
+                (self.lmr[depth.min(63) as usize][late.min(63)] as i32 - 1).clamp(0, new_depth - 1)
             } else {
-                let late = i - pv_idx;
-                let r = if self.shared.params.lmr && depth >= 3 && quiet && !gives_check && late > 3 {
-                    (lmr[depth.min(63) as usize][late.min(63)] as i32 - 1).clamp(0, new_depth - 1)
-                } else {
-                    0
-                };
-                let mut s = -self.search(-alpha - 1, -alpha, new_depth - r, 1, false);
-                if s > alpha && r > 0 {
-                    s = -self.search(-alpha - 1, -alpha, new_depth, 1, false);
-                }
-                if s > alpha && s < beta {
-                    s = -self.search(-beta, -alpha, new_depth, 1, true);
-                }
-                s
+                0
             };
+            let score = self.search_move(alpha, beta, new_depth, r, 1, true, i == pv_idx);
             self.pos.unmake(m, &undo);
             if self.aborted() {
                 return best;

@@ -2,7 +2,7 @@
 //! dispatch to the search.
 
 use super::tt::TranspositionTable;
-use super::{Info, Limits, Report, Score, SearchParams, Settings, Signals, Strategy, threads};
+use super::{Info, Limits, Report, Score, SearchParams, Settings, Signals, Strategy, Switches, threads};
 use crate::core::{Move, MoveFlag, PieceKind, Position};
 use rand::seq::IndexedRandom;
 use std::sync::atomic::AtomicU64;
@@ -58,10 +58,14 @@ pub fn choose(
     }
     let mut rng = rand::rng();
     match settings.strategy {
-        Strategy::Search => {
+        Strategy::Search | Strategy::AlphaBeta => {
             let tt = TranspositionTable::new(settings.hash_mb);
             let nodes = AtomicU64::new(0);
-            threads::run(pos, moves, limits, settings, SearchParams::default(), &tt, signals, &nodes, report)
+            let mut params = SearchParams::default();
+            if settings.strategy == Strategy::AlphaBeta {
+                params.switches = Switches::FULL_WIDTH;
+            }
+            threads::run(pos, moves, limits, settings, params, &tt, signals, &nodes, report)
         }
         Strategy::Random => (moves.choose(&mut rng).copied(), None),
         Strategy::Greedy => {

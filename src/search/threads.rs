@@ -9,10 +9,9 @@
 //! size, while `std::thread::scope` lets helpers borrow the shared state
 //! without `Arc`s and joins them before the result is read.
 
-use super::history::MAX_PLY;
 use super::movepick::capture_score;
-use super::root::{RootMove, to_score};
-use super::search::{INF, NodeCounter, Searcher, Shared};
+use super::score::{INF, MATE_BOUND, MAX_PLY, to_score};
+use super::worker::{NodeCounter, RootMove, Searcher, Shared};
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use super::{Info, Limits, Report, SearchParams, Settings, Signals};
@@ -151,7 +150,7 @@ fn vote(proposals: &[Proposal]) -> usize {
     let mut best = 0;
     for &i in &valid {
         let (p, b) = (&proposals[i], &proposals[best]);
-        let better = if b.score >= super::tt::MATE_BOUND || p.score >= super::tt::MATE_BOUND {
+        let better = if b.score >= MATE_BOUND || p.score >= MATE_BOUND {
             p.score > b.score
         } else {
             votes(p.best) > votes(b.best) || (votes(p.best) == votes(b.best) && p.depth > b.depth)
@@ -189,7 +188,7 @@ mod tests {
         // A lone deeper thread with a far better score wins.
         assert_eq!(vote(&[prop(a, 0, 6), prop(b, 300, 9)]), 1);
         // A mate beats any vote.
-        assert_eq!(vote(&[prop(a, 50, 10), prop(a, 50, 10), prop(b, super::super::tt::MATE - 5, 4)]), 2);
+        assert_eq!(vote(&[prop(a, 50, 10), prop(a, 50, 10), prop(b, super::super::score::MATE - 5, 4)]), 2);
         // A thread that completed no depth has no say.
         assert_eq!(vote(&[prop(a, 0, 3), prop(b, 500, 0)]), 0);
     }

@@ -15,11 +15,6 @@
 use crate::core::Move;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-/// Scores at or beyond this magnitude are mates (distance-to-mate encoded).
-pub const MATE: i32 = 32_000;
-/// The smallest score that is still a mate (mates up to `MAX_PLY` moves away).
-pub const MATE_BOUND: i32 = MATE - 1_000;
-
 /// What kind of score an entry holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TtBound {
@@ -71,28 +66,6 @@ fn unpack(data: u64) -> (TtEntry, u8) {
         bound,
     };
     (entry, (data >> 49 & 63) as u8)
-}
-
-/// Converts a score from "relative to the root" to "relative to this node" before storing.
-pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
-        score + ply as i32
-    } else if score <= -MATE_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-/// Converts a stored score back to "relative to the root" at `ply`.
-pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
-        score - ply as i32
-    } else if score <= -MATE_BOUND {
-        score + ply as i32
-    } else {
-        score
-    }
 }
 
 /// The shared, lock-free transposition table (see the module docs for the contract).
@@ -212,6 +185,7 @@ impl TranspositionTable {
 mod tests {
     use super::*;
     use crate::core::{Position, Variant};
+    use crate::search::score::{MATE, score_from_tt, score_to_tt};
 
     #[test]
     fn size_is_exactly_the_hash_setting() {

@@ -1,0 +1,186 @@
+//! Finds forced mates in 1, 2 and 3 in both games (haberkorn on 3 to 8
+//! layers) and writes them in the tactics format of `cubist::tactics`.
+//!
+//! Random sparse positions (two kings, one to three attacking pieces, up to
+//! two defenders, the defending king often on a face of the cube) are
+//! screened by a full-width search (no pruning, so the screen does not share
+//! the blind spots of the engine under test) and then proved by brute force:
+//! a mate in N and no mate in N - 1, with every key move listed.
+//!
+//! `cargo run --release --example mates -- --per-length 14 --seed 1 > tests/data/mates.txt`
+
+use clap::Parser;
+use cubist::core::{Color, Position, Variant};
+use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
+use cubist::tactics::{MateCase, mate_within};
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use std::sync::mpsc;
+
+/// Command line.
+#[derive(Parser)]
+struct Args {
+    /// Mates of each length (1, 2, 3) per game.
+    #[arg(long, default_value_t = 14)]
+    per_length: usize,
+    /// Seed of the random setups.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Only this game (`hdc` or `haberkorn`).
+    #[arg(long)]
+    variant: Option<String>,
+}
+
+/// Puts `piece` on a random empty square: in a corner if `corner`, else
+/// within `near` squares (Chebyshev distance) of `centre` if given; returns it.
+fn put(rng: &mut StdRng, board: &mut [Vec<[char; 8]>], piece: char, corner: bool, near: Option<([usize; 3], usize)>) -> [usize; 3] {
+    let layers = board.len();
+    let max = [7, 7, layers - 1];
+    loop {
+        let mut c = [rng.random_range(0..8usize), rng.random_range(0..8usize), rng.random_range(0..layers)];
+        if corner {
+            for (axis, v) in c.iter_mut().enumerate() {
+                let edge = rng.random_range(0..2usize);
+                *v = if rng.random_bool(0.8) { edge * max[axis] } else { rng.random_range(0..=max[axis]) };
+            }
+        } else if let Some((centre, d)) = near {
+            for (axis, v) in c.iter_mut().enumerate() {
+                let lo = centre[axis].saturating_sub(d);
+                let hi = (centre[axis] + d).min(max[axis]);
+                *v = rng.random_range(lo..=hi);
+            }
+        }
+        if board[c[2]][c[1]][c[0]] == '.' {
+            board[c[2]][c[1]][c[0]] = piece;
+            return c;
+        }
+    }
+}
+
+/// A random sparse position of `variant` (`None` if it is not a legal setup).
+fn random_position(rng: &mut StdRng, variant: Variant) -> Option<Position> {
+    let layers = variant.layers as usize;
+    let mut board = vec![vec![['.'; 8]; 8]; layers];
+    let attacker = if rng.random_bool(0.5) { Color::White } else { Color::Black };
+    let case = |c: char, color: Color| if color == Color::White { c.to_ascii_uppercase() } else { c };
+    let king = put(rng, &mut board, case('k', !attacker), true, None);
+    put(rng, &mut board, case('k', attacker), false, Some((king, 3)));
+    let strong: &[char] = if variant.rules().has_kind(cubist::core::PieceKind::Duke) {
+        &['q', 'd', 'r', 'b', 'n']
+    } else {
+        &['q', 'r', 'b', 'n']
+    };
+    for _ in 0..rng.random_range(2..=3) {
+        let p = *strong.choose(rng)?;
+        put(rng, &mut board, case(p, attacker), false, Some((king, 4)));
+    }
+    for _ in 0..rng.random_range(0..=2) {
+        let p = *['r', 'b', 'n', 'p', 'p'].choose(rng)?;
+        put(rng, &mut board, case(p, !attacker), false, Some((king, 2)));
+    }
+    let placement: Vec<String> = board
+        .iter()
+        .map(|layer| {
+            (0..8)
+                .rev()
+                .map(|y| {
+                    let mut s = String::new();
+                    let mut empty = 0;
+                    for &c in &layer[y] {
+                        if c == '.' {
+                            empty += 1;
+                        } else {
+                            if empty > 0 {
+                                s.push_str(&empty.to_string());
+                                empty = 0;
+                            }
+                            s.push(c);
+                        }
+                    }
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                    }
+                    s
+                })
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect();
+    let side = if attacker == Color::White { "w" } else { "b" };
+    let fen = format!("{} {side} - - 0 1", placement.join("|"));
+    let pos = Position::from_fen(&fen, variant).ok()?;
+    (!pos.legal_moves().is_empty()).then_some(pos)
+}
+
+/// The full-width search's verdict at depth 5: the mate length it finds, if any
+/// (only mates in 3 get this far).
+fn screen(pos: &Position) -> Option<u32> {
+    let mut engine = Engine::new(Settings { hash_mb: 4, ..Settings::default() });
+    engine.set_params(SearchParams { switches: Switches::FULL_WIDTH, ..SearchParams::default() });
+    let (tx, rx) = mpsc::channel();
+    let limits = Limits { depth: Some(5), nodes: Some(400_000), ..Limits::default() };
+    engine.go(pos, limits, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    let mut last = None;
+    for r in rx.try_iter() {
+        if let Report::Info(i) = r {
+            last = Some(i.score);
+        }
+    }
+    match last {
+        Some(Score::Mate(m)) if (1..=3).contains(&m) => Some(m as u32),
+        _ => None,
+    }
+}
+
+/// The mate found from setup number `i` of `game`, if any (reproducible from the seed).
+fn attempt(game: &str, seed: u64, i: u64) -> Option<MateCase> {
+    let mut rng = StdRng::seed_from_u64(seed.wrapping_mul(1_000_003).wrapping_add(i));
+    let variant = if game == "hdc" {
+        Variant::hdc()
+    } else {
+        Variant::haberkorn().with_layers(rng.random_range(3..=8u8)).ok()?
+    };
+    let mut pos = random_position(&mut rng, variant)?;
+    let mut nodes = 0;
+    for n in 1..=2 {
+        if mate_within(&mut pos, n, &mut nodes) {
+            return MateCase::prove(&pos, n);
+        }
+    }
+    let n = screen(&pos)?;
+    MateCase::prove(&pos, n)
+}
+
+fn main() {
+    let args = Args::parse();
+    println!("# Forced mates proved by brute force (cubist::tactics); made by");
+    println!("# cargo run --release --example mates -- --per-length {} --seed {}", args.per_length, args.seed);
+    println!("# variant ; mate in N ; proof nodes ; key moves ; 3D-FEN");
+    let games: Vec<&str> = match args.variant.as_deref() {
+        Some(v) => vec![v],
+        None => vec!["hdc", "haberkorn"],
+    };
+    for game in games {
+        let mut found: [Vec<MateCase>; 3] = Default::default();
+        let mut next = 0u64;
+        while found.iter().any(|f| f.len() < args.per_length) {
+            let batch: Vec<MateCase> =
+                (next..next + 64).into_par_iter().filter_map(|i| attempt(game, args.seed, i)).collect();
+            next += 64;
+            for case in batch {
+                let bucket = &mut found[case.moves as usize - 1];
+                if bucket.len() < args.per_length {
+                    bucket.push(case);
+                }
+            }
+            let counts: Vec<usize> = found.iter().map(Vec::len).collect();
+            eprintln!("{game}: {next} setups, mates in 1/2/3: {counts:?}");
+        }
+        for case in found.iter().flatten() {
+            println!("{}", case.line());
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Checks and attackers without replaying the board: the checkers after a
+//! move (kept in [`Position`] by `make`), whether a move gives check before it
+//! is made, and the attackers of a square under any occupancy (for the
+//! search's static exchange evaluation).
+//!
+//! A move changes who attacks the enemy king in two ways only: a piece lands
+//! on a square from which it attacks the king (direct check), or a square on a
+//! line from the king is vacated and uncovers one of our sliders behind it
+//! (discovered check). Both are found from the king's side with one walk per
+//! vacated square, instead of a walk along all 26 directions.
+
+use super::bitboard::Bitboard;
+use super::geometry::{Geometry, NUM_DIRS};
+use super::moves::{Move, MoveFlag};
+use super::piece::{Color, PieceKind};
+use super::position::Position;
+use super::square::Square;
+
+/// What a move changes on the board, as far as checks are concerned.
+struct Change {
+    /// Squares the move empties (the mover's from-square, a castling rook's
+    /// from-square, an en-passant victim).
+    vacated: [Square; 2],
+    vacated_len: usize,
+    /// Pieces of the mover and where they land.
+    arrived: [(Square, PieceKind); 2],
+    arrived_len: usize,
+}
+
+impl Change {
+    fn vacated(&self) -> &[Square] {
+        &self.vacated[..self.vacated_len]
+    }
+
+    fn arrived(&self) -> &[(Square, PieceKind)] {
+        &self.arrived[..self.arrived_len]
+    }
+}
+
+impl Position {
+    /// What `m` (a legal move of the side to move, or the move just made when
+    /// `made` is set) vacates and where the mover's pieces land.
+    fn change(&self, m: Move, made: bool) -> Change {
+        let (from, to) = (m.from(), m.to());
+        let mover_kind = if made {
+            self.piece_at(to).map_or(PieceKind::Pawn, |p| p.kind)
+        } else {
+            m.promotion_kind().or_else(|| self.piece_at(from).map(|p| p.kind)).unwrap_or(PieceKind::Pawn)
+        };
+        let mut c = Change {
+            vacated: [from; 2],
+            vacated_len: 1,
+            arrived: [(to, mover_kind); 2],
+            arrived_len: 1,
+        };
+        match m.flag() {
+            MoveFlag::Castle => {
+                if let Some(rule) = self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to) {
+                    c.vacated[1] = rule.rook_from;
+                    c.vacated_len = 2;
+                    c.arrived[1] = (rule.rook_to, PieceKind::Rook);
+                    c.arrived_len = 2;
+                }
+            }
+            MoveFlag::EnPassant => {
+                // After the move the en-passant state is gone: `checkers_after`
+                // covers the victim's square with a full walk instead.
+                if let (false, Some(ep)) = (made, self.en_passant) {
+                    c.vacated[1] = ep.victim();
+                    c.vacated_len = 2;
+                }
+            }
+            MoveFlag::Normal => {}
+        }
+        c
+    }
+
+    /// The pieces of `us` that attack the king of `!us` once `change` is on
+    /// the board, given the occupancy `occ`, our pieces `ours` and the kind on
+    /// each square (`kind_at`).
+    fn check_set(
+        &self,
+        us: Color,
+        change: &Change,
+        occ: Bitboard,
+        ours: Bitboard,
+        kind_at: impl Fn(Square) -> Option<PieceKind>,
+    ) -> Bitboard {
+        let r = self.rules;
+        let king = self.king(!us);
+        let mut out = Bitboard::EMPTY;
+        for &(sq, kind) in change.arrived() {
+            let hit = match kind {
+                PieceKind::Knight => r.knight[sq.index()].has(king),
+                PieceKind::King => r.king[sq.index()].has(king),
+                PieceKind::Pawn => r.pawn_captures[us.index()][sq.index()].has(king),
+                _ => Geometry::direction(king, sq).is_some_and(|d| {
+                    r.slides_along[d] >> kind.index() & 1 != 0 && (r.geometry.between(king, sq) & occ).is_empty()
+                }),
+            };
+            if hit {
+                out.set(sq);
+            }
+        }
+        // A vacated square can only uncover sliders.
+        for &v in change.vacated() {
+            let Some(d) = Geometry::direction(king, v) else { continue };
+            for &s in r.geometry.ray_squares(king, d) {
+                if occ.has(s) {
+                    if ours.has(s) && kind_at(s).is_some_and(|k| r.slides_along[d] >> k.index() & 1 != 0) {
+                        out.set(s);
+                    }
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The checkers after `m` was just made (called by `make`): the pieces of
+    /// the side that moved attacking the king of the side now to move.
+    pub(crate) fn checkers_after(&self, m: Move) -> Bitboard {
+        let us = !self.side;
+        let change = self.change(m, true);
+        let mut out = self.check_set(us, &change, self.occupied(), self.by_color[us.index()], |s| {
+            self.piece_at(s).map(|p| p.kind)
+        });
+        if m.flag() == MoveFlag::EnPassant {
+            // The victim's square is no longer known here: look for sliders
+            // uncovered through it by a full walk (en passant is rare).
+            out |= self.attackers(self.king(self.side), us);
+        }
+        out
+    }
+
+    /// Whether the legal move `m` of the side to move gives check, decided
+    /// without making it.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let us = self.side;
+        let change = self.change(m, false);
+        let mut occ = self.occupied();
+        let mut ours = self.by_color[us.index()];
+        for &v in change.vacated() {
+            occ.clear(v);
+            ours.clear(v);
+        }
+        for &(s, _) in change.arrived() {
+            occ.set(s);
+            ours.set(s);
+        }
+        let arrived = change.arrived();
+        self.check_set(us, &change, occ, ours, |s| {
+            arrived.iter().find(|a| a.0 == s).map(|a| a.1).or_else(|| self.piece_at(s).map(|p| p.kind))
+        })
+        .any()
+    }
+
+    /// Every piece of either colour attacking `sq` when the board is occupied
+    /// as `occ` (pieces off `occ` neither attack nor block): the x-ray view of
+    /// a static exchange evaluation.
+    pub fn attackers_to(&self, sq: Square, occ: Bitboard) -> Bitboard {
+        let r = self.rules;
+        let i = sq.index();
+        let pawns = self.by_kind[PieceKind::Pawn.index()];
+        let mut out = (r.knight[i] & self.by_kind[PieceKind::Knight.index()])
+            | (r.king[i] & self.by_kind[PieceKind::King.index()])
+            | (r.pawn_captures[Color::Black.index()][i] & pawns & self.by_color[Color::White.index()])
+            | (r.pawn_captures[Color::White.index()][i] & pawns & self.by_color[Color::Black.index()]);
+        for d in 0..NUM_DIRS {
+            if r.slides_along[d] == 0 {
+                continue;
+            }
+            for &s in r.geometry.ray_squares(sq, d) {
+                if occ.has(s) {
+                    if r.slides_along[d] >> ((self.board[s.index()] & 7) - 1) & 1 != 0 {
+                        out.set(s);
+                    }
+                    break;
+                }
+            }
+        }
+        out & occ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use rand::seq::IndexedRandom;
+
+    /// Plays random games and checks, at every node, that `gives_check`
+    /// agrees with making the move, and that the cached checkers after `make`
+    /// equal a full walk.
+    fn walk(variant: Variant, seed: u64) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        for _ in 0..6 {
+            let mut pos = Position::start(variant);
+            for _ in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                for &m in moves.iter() {
+                    let predicted = pos.gives_check(m);
+                    let undo = pos.make(m);
+                    let full = pos.attackers(pos.king(pos.side_to_move()), !pos.side_to_move());
+                    assert_eq!(pos.checkers(), full, "cached checkers after {m} in {}", pos.fen());
+                    assert_eq!(predicted, full.any(), "gives_check of {m}");
+                    pos.unmake(m, &undo);
+                }
+                let m = *moves.choose(&mut rng).unwrap();
+                pos.make(m);
+            }
+        }
+    }
+
+    #[test]
+    fn checks_agree_with_a_full_walk_in_hdc() {
+        walk(Variant::hdc(), 1);
+    }
+
+    #[test]
+    fn checks_agree_with_a_full_walk_in_haberkorn() {
+        walk(Variant::haberkorn(), 2);
+        let three = Variant::haberkorn().with_layers(3).unwrap();
+        walk(three, 3);
+    }
+
+    #[test]
+    fn checks_agree_with_en_passant_and_castling_on() {
+        let v = Variant::haberkorn_with(8, 4, 5, true, true).unwrap();
+        walk(v, 4);
+    }
+}

@@ -1,0 +1,242 @@
+//! Every number the search and the time manager tune, with its default, its
+//! range and the reason it exists, and the on/off switches of the pruning
+//! techniques (kept apart: a switch is for measuring, a number for tuning).
+//!
+//! 3D chess has 100–250 legal moves a node where chess has about 35, so the
+//! move-count based numbers here are partly shares of the node's move count
+//! rather than the fixed counts of 2D engines. Fractions are integers in
+//! hundredths (`lmr_base = 75` is 0.75) so that every tunable is an `i32`
+//! that a UCI spin option (feature `tune`) or an SPSA script can move.
+
+use thiserror::Error;
+
+/// One tunable as a tuner sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    /// Field and UCI option name.
+    pub name: &'static str,
+    /// The value in force when nothing is set.
+    pub default: i32,
+    /// Smallest sensible value.
+    pub min: i32,
+    /// Largest sensible value.
+    pub max: i32,
+    /// Why the number exists.
+    pub reason: &'static str,
+}
+
+/// A tunable set by name to a value it cannot take.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ParamError {
+    /// No tunable of that name.
+    #[error("no search parameter named '{0}'")]
+    Unknown(String),
+    /// The value is outside the tunable's range.
+    #[error("{name} must be within {min}..={max}, got {value}")]
+    OutOfRange {
+        /// The tunable.
+        name: &'static str,
+        /// The value given.
+        value: i32,
+        /// Its minimum.
+        min: i32,
+        /// Its maximum.
+        max: i32,
+    },
+}
+
+macro_rules! tunables {
+    ($($name:ident = $default:expr, $min:expr, $max:expr, $reason:expr;)*) => {
+        /// Every tunable number of the search and the time manager.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Tunables {
+            $(#[doc = $reason] pub $name: i32,)*
+        }
+
+        impl Default for Tunables {
+            fn default() -> Tunables {
+                Tunables { $($name: $default,)* }
+            }
+        }
+
+        /// The tunables with their defaults, ranges and reasons, in field order.
+        pub const TUNABLES: &[Tunable] = &[
+            $(Tunable { name: stringify!($name), default: $default, min: $min, max: $max, reason: $reason },)*
+        ];
+
+        impl Tunables {
+            /// The value of the tunable `name`.
+            pub fn get(&self, name: &str) -> Option<i32> {
+                match name {
+                    $(stringify!($name) => Some(self.$name),)*
+                    _ => None,
+                }
+            }
+
+            fn slot(&mut self, name: &str) -> Option<&mut i32> {
+                match name {
+                    $(stringify!($name) => Some(&mut self.$name),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+tunables! {
+    aspiration_delta = 30, 5, 200, "Half-width of the first aspiration window at the root, in centipawns.";
+    aspiration_min_depth = 4, 1, 20, "Iterations below this depth search the full window.";
+    rfp_max_depth = 7, 0, 16, "Reverse futility prunes only at this remaining depth or less.";
+    rfp_margin = 90, 20, 400, "Reverse futility margin per ply of depth.";
+    nmp_min_depth = 3, 1, 10, "Null-move pruning needs at least this depth.";
+    nmp_base = 3, 1, 6, "Null-move reduction at any depth.";
+    nmp_depth_div = 4, 2, 10, "One more ply of null-move reduction per this many plies of depth.";
+    nmp_eval_div = 200, 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
+    nmp_verify_pieces = 2, 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
+    lmp_max_depth = 8, 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
+    lmp_base = 3, 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
+    lmp_share = 0, 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
+    futility_max_depth = 6, 0, 12, "Futility pruning of quiet moves only at this depth or less.";
+    futility_base = 120, 0, 600, "Futility margin at depth 0.";
+    futility_depth = 100, 20, 400, "Futility margin per ply of depth.";
+    see_quiet_depth = 4, 0, 10, "Quiet moves losing more than see_quiet_margin per ply in exchange are pruned at this depth or less.";
+    see_quiet_margin = 60, 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
+    see_capture_depth = 6, 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
+    see_capture_margin = 90, 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
+    lmr_base = 75, 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
+    lmr_divisor = 225, 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
+    lmr_min_depth = 3, 1, 8, "LMR only at this depth or more.";
+    lmr_history_div = 8192, 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
+    qs_recaptures_from = 4, 1, 32, "Quiescence plies after which only recaptures are searched.";
+    qs_futility_margin = 200, 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
+    tm_moves_to_go = 50, 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";
+    tm_increment_pct = 75, 0, 100, "Percent of the increment added to the soft limit.";
+    tm_soft_max_pct = 40, 5, 80, "The soft limit is at most this percent of the remaining clock.";
+    tm_hard_factor = 3, 1, 10, "The hard limit is this many soft limits.";
+    tm_hard_max_pct = 60, 10, 90, "The hard limit is at most this percent of the remaining clock.";
+    tm_iteration_pct = 55, 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
+}
+
+impl Tunables {
+    /// Sets the tunable `name` to `value` after checking its range.
+    pub fn set(&mut self, name: &str, value: i32) -> Result<(), ParamError> {
+        let t = TUNABLES.iter().find(|t| t.name == name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        if !(t.min..=t.max).contains(&value) {
+            return Err(ParamError::OutOfRange { name: t.name, value, min: t.min, max: t.max });
+        }
+        if let Some(slot) = self.slot(name) {
+            *slot = value;
+        }
+        Ok(())
+    }
+}
+
+/// On/off switches of the pruning and reduction techniques (all on by
+/// default), so that self-play can measure each one and a plain full-width
+/// alpha-beta baseline can be built from the same search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switches {
+    /// Null-move pruning.
+    pub null_move: bool,
+    /// Late-move reductions.
+    pub lmr: bool,
+    /// Reverse futility (static null-move) pruning.
+    pub reverse_futility: bool,
+    /// Futility pruning of quiet moves.
+    pub futility: bool,
+    /// Late-move pruning of quiet moves.
+    pub late_move_pruning: bool,
+    /// Pruning of moves that lose material in exchange near the leaves.
+    pub see_pruning: bool,
+    /// Aspiration windows at the root.
+    pub aspiration: bool,
+}
+
+impl Switches {
+    /// Every technique on.
+    pub const ALL_ON: Switches = Switches {
+        null_move: true,
+        lmr: true,
+        reverse_futility: true,
+        futility: true,
+        late_move_pruning: true,
+        see_pruning: true,
+        aspiration: true,
+    };
+
+    /// Every selective technique off: a full-width alpha-beta search (with
+    /// quiescence, the transposition table and move ordering).
+    pub const FULL_WIDTH: Switches = Switches {
+        null_move: false,
+        lmr: false,
+        reverse_futility: false,
+        futility: false,
+        late_move_pruning: false,
+        see_pruning: false,
+        aspiration: false,
+    };
+
+    /// The switch names, as the strength example's `--off` takes them.
+    pub const NAMES: [&'static str; 7] =
+        ["null_move", "lmr", "reverse_futility", "futility", "late_move_pruning", "see_pruning", "aspiration"];
+
+    /// Turns the switch `name` off; `false` if there is no such switch.
+    pub fn turn_off(&mut self, name: &str) -> bool {
+        let slot = match name {
+            "null_move" => &mut self.null_move,
+            "lmr" => &mut self.lmr,
+            "reverse_futility" => &mut self.reverse_futility,
+            "futility" => &mut self.futility,
+            "late_move_pruning" => &mut self.late_move_pruning,
+            "see_pruning" => &mut self.see_pruning,
+            "aspiration" => &mut self.aspiration,
+            _ => return false,
+        };
+        *slot = false;
+        true
+    }
+}
+
+impl Default for Switches {
+    fn default() -> Switches {
+        Switches::ALL_ON
+    }
+}
+
+/// What a search runs with: the technique switches and the tunable numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Which techniques are on.
+    pub switches: Switches,
+    /// The numbers they use.
+    pub tunables: Tunables,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_lies_in_its_range_and_names_are_unique() {
+        let d = Tunables::default();
+        for (i, t) in TUNABLES.iter().enumerate() {
+            assert!(t.min <= t.default && t.default <= t.max, "{}", t.name);
+            assert_eq!(d.get(t.name), Some(t.default));
+            assert!(!t.reason.is_empty());
+            assert!(TUNABLES[..i].iter().all(|u| u.name != t.name));
+        }
+    }
+
+    #[test]
+    fn set_checks_name_and_range() {
+        let mut p = Tunables::default();
+        p.set("rfp_margin", 150).unwrap();
+        assert_eq!(p.rfp_margin, 150);
+        assert!(matches!(p.set("rfp_margin", 5000), Err(ParamError::OutOfRange { .. })));
+        assert_eq!(p.rfp_margin, 150);
+        assert!(matches!(p.set("nonsense", 1), Err(ParamError::Unknown(_))));
+        let mut s = Switches::default();
+        assert!(s.turn_off("lmr") && !s.lmr);
+        assert!(!s.turn_off("nonsense"));
+    }
+}

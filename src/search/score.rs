@@ -1,0 +1,79 @@
+//! Scores and the bounds derived from them, in one place: mate scores count
+//! plies from the root, are stored in the transposition table relative to the
+//! node, and are reported to the protocol as moves.
+
+use super::Score;
+
+/// The deepest ply the search reaches (and the size of per-ply tables).
+pub const MAX_PLY: usize = 128;
+/// Scores at or beyond this magnitude are mates (distance-to-mate encoded).
+pub const MATE: i32 = 32_000;
+/// The smallest score that is still a mate (mates up to `MAX_PLY` moves away).
+pub const MATE_BOUND: i32 = MATE - 1_000;
+/// Above every score.
+pub const INF: i32 = MATE + 1;
+
+/// The score of being mated at `ply` (from the side to move's view).
+#[inline]
+pub fn mated_in(ply: usize) -> i32 {
+    -MATE + ply as i32
+}
+
+/// The score of giving mate at `ply`.
+#[inline]
+pub fn mate_in(ply: usize) -> i32 {
+    MATE - ply as i32
+}
+
+/// Whether a score is a mate score of either sign.
+#[inline]
+pub fn is_mate(score: i32) -> bool {
+    score.abs() >= MATE_BOUND
+}
+
+/// Converts a score from "relative to the root" to "relative to this node" before storing.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// Converts a stored score back to "relative to the root" at `ply`.
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// Converts an internal score to the protocol's.
+pub fn to_score(s: i32) -> Score {
+    if s >= MATE_BOUND {
+        Score::Mate((MATE - s + 1) / 2)
+    } else if s <= -MATE_BOUND {
+        Score::Mate(-(MATE + s) / 2)
+    } else {
+        Score::Cp(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_scores_report_in_moves() {
+        assert_eq!(to_score(mate_in(1)), Score::Mate(1));
+        assert_eq!(to_score(mate_in(3)), Score::Mate(2));
+        assert_eq!(to_score(mated_in(2)), Score::Mate(-1));
+        assert_eq!(to_score(123), Score::Cp(123));
+        assert!(is_mate(mated_in(MAX_PLY)) && !is_mate(MATE_BOUND - 1));
+    }
+}

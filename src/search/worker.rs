@@ -1,0 +1,202 @@
+//! One search thread's state: the [`Searcher`] (its position, move stack,
+//! histories, per-ply frames, principal variations and root moves), what all
+//! threads of one search share ([`Shared`]), and the root move record.
+//! The node search lives in `search.rs`, quiescence in `qsearch.rs`, the
+//! iterative deepening loop in `root.rs`; all are methods of [`Searcher`].
+
+use super::history::History;
+use super::movepick::MoveBuffer;
+use super::params::SearchParams;
+use super::score::{INF, MAX_PLY};
+use super::timeman::TimeManager;
+use super::tt::TranspositionTable;
+use super::{Bound, Limits, Signals};
+use crate::core::{Move, PieceKind, Position};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// A node counter on its own cache line (one per thread, summed for reports).
+#[derive(Default, Debug)]
+#[repr(align(64))]
+pub struct NodeCounter(pub AtomicU64);
+
+/// What all threads of one search share.
+pub struct Shared<'a> {
+    /// The transposition table.
+    pub tt: &'a TranspositionTable,
+    /// The protocol's flags (`stop`, pondering).
+    pub signals: &'a Signals,
+    /// Set by the main thread when the search must end (stop, limits).
+    pub abort: AtomicBool,
+    /// Nodes per thread.
+    pub counters: Vec<NodeCounter>,
+    /// The time budget.
+    pub time: TimeManager,
+    /// The `go` limits.
+    pub limits: &'a Limits,
+    /// Technique switches and tunable numbers.
+    pub params: SearchParams,
+    /// Lines to search.
+    pub multipv: usize,
+}
+
+impl Shared<'_> {
+    /// Nodes searched by all threads.
+    pub fn nodes(&self) -> u64 {
+        self.counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// A root move with its score at the last depth that searched it and its PV.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    /// The move.
+    pub mv: Move,
+    /// Score at the current depth (`-INF` when not searched exactly yet).
+    pub score: i32,
+    /// Score at the previous depth.
+    pub prev_score: i32,
+    /// Bound of `score`.
+    pub bound: Bound,
+    /// The principal variation, starting with `mv`.
+    pub pv: Vec<Move>,
+    /// Deepest ply reached while searching it.
+    pub seldepth: usize,
+}
+
+impl RootMove {
+    /// A root move not searched yet.
+    pub fn new(mv: Move) -> RootMove {
+        RootMove { mv, score: -INF, prev_score: -INF, bound: Bound::Exact, pv: vec![mv], seldepth: 0 }
+    }
+
+    /// The best known score: this depth's, else the previous one.
+    pub fn best_score(&self) -> i32 {
+        if self.score == -INF { self.prev_score } else { self.score }
+    }
+}
+
+/// What the search keeps per ply of the current path.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Frame {
+    /// The static evaluation (`-INF` in check).
+    pub(super) eval: i32,
+    /// The move played from this ply (`Move::NONE` for a null move).
+    pub(super) mv: Move,
+}
+
+/// LMR's reductions by depth and move number for the tunables in force,
+/// computed once per distinct (base, divisor).
+pub(super) fn lmr_table(base: i32, divisor: i32) -> &'static [[u8; 64]; 64] {
+    static T: OnceLock<std::sync::Mutex<Vec<(i32, i32, &'static [[u8; 64]; 64])>>> = OnceLock::new();
+    let cache = T.get_or_init(|| std::sync::Mutex::new(Vec::new()));
+    let mut list = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, _, t)) = list.iter().find(|e| e.0 == base && e.1 == divisor) {
+        return t;
+    }
+    let mut t = [[0u8; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            let v = base as f64 / 100.0 + (d as f64).ln() * (m as f64).ln() / (divisor as f64 / 100.0);
+            *r = v.max(0.0) as u8;
+        }
+    }
+    // Leaked once per distinct parameter pair: a handful in a tuning run.
+    let t: &'static [[u8; 64]; 64] = Box::leak(Box::new(t));
+    list.push((base, divisor, t));
+    t
+}
+
+/// One search thread: its position, move stack, histories and root moves.
+pub struct Searcher<'a> {
+    pub(super) id: usize,
+    pub(super) shared: &'a Shared<'a>,
+    pub(super) pos: Position,
+    pub(super) hist: History,
+    pub(super) buf: MoveBuffer,
+    pub(super) nodes: u64,
+    pub(super) seldepth: usize,
+    pub(super) pv: Vec<[Move; MAX_PLY + 1]>,
+    pub(super) pv_len: [usize; MAX_PLY + 1],
+    pub(super) stack: [Frame; MAX_PLY + 2],
+    pub(super) lmr: &'static [[u8; 64]; 64],
+    /// Null-move pruning is off above this ply (inside a verification search).
+    pub(super) nmp_min_ply: usize,
+    /// The root moves, best first after each iteration.
+    pub root_moves: Vec<RootMove>,
+    /// The last depth completed.
+    pub completed_depth: i32,
+}
+
+impl<'a> Searcher<'a> {
+    /// Thread `id` (0 = main) searching `pos` over `root_moves`.
+    pub fn new(id: usize, shared: &'a Shared<'a>, pos: Position, root_moves: Vec<RootMove>) -> Searcher<'a> {
+        let t = &shared.params.tunables;
+        Searcher {
+            id,
+            shared,
+            pos,
+            hist: History::new(),
+            buf: MoveBuffer::new(),
+            nodes: 0,
+            seldepth: 0,
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            stack: [Frame::default(); MAX_PLY + 2],
+            nmp_min_ply: 0,
+            lmr: lmr_table(t.lmr_base, t.lmr_divisor),
+            root_moves,
+            completed_depth: 0,
+        }
+    }
+
+    /// Whether the search must unwind now.
+    #[inline]
+    pub(super) fn aborted(&self) -> bool {
+        self.shared.abort.load(Ordering::Relaxed)
+    }
+
+    /// Counts a node; the main thread also checks `stop`, the clock and the node limit.
+    #[inline]
+    pub(super) fn count_node(&mut self) {
+        self.nodes += 1;
+        self.shared.counters[self.id].0.store(self.nodes, Ordering::Relaxed);
+        if self.id != 0 {
+            return;
+        }
+        let sh = self.shared;
+        if let Some(limit) = sh.limits.nodes {
+            let total = if sh.counters.len() == 1 {
+                self.nodes
+            } else if self.nodes & 255 == 0 {
+                sh.nodes()
+            } else {
+                0
+            };
+            if total >= limit {
+                sh.abort.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.nodes & 255 == 0
+            && (sh.signals.stopped() || (!sh.signals.pondering.load(Ordering::Relaxed) && sh.time.hard_exceeded()))
+        {
+            sh.abort.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Makes `m` the head of the PV at `ply`, followed by the child's PV.
+    pub(super) fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = m;
+        let next = self.pv_len[ply + 1].max(ply + 1);
+        for j in ply + 1..next {
+            self.pv[ply][j] = self.pv[ply + 1][j];
+        }
+        self.pv_len[ply] = next;
+    }
+
+    /// How many pieces other than pawns and the king the side to move has.
+    pub(super) fn non_pawn_pieces(&self) -> u32 {
+        let us = self.pos.side_to_move();
+        (self.pos.color_pieces(us) - self.pos.pieces(us, PieceKind::Pawn) - self.pos.pieces(us, PieceKind::King)).count()
+    }
+}
