@@ -286,7 +286,7 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
                 let llr = sprt.llr(t);
                 let (lo, hi) = sprt.bounds();
                 msg += &format!("  LLR {llr:.2} [{lo:.2}, {hi:.2}]");
-                if sprt.decision(llr) != SprtDecision::Continue && !stopped_early {
+                if sprt.decision(llr) != SprtDecision::Continue && !stopped_early && t.pairs() >= 10 {
                     stopped_early = true;
                     stop.store(true, Ordering::Relaxed);
                     say(format!("SPRT: {}, stopping", sprt.decision(llr)));

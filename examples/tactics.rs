@@ -1,0 +1,81 @@
+//! Runs a tactics file (`tests/data/mates.txt` format, see `cubist::tactics`)
+//! through the search and counts the mates found at `go depth 2N + extra`,
+//! with techniques switched off or tunables changed, to see which part of the
+//! search hides a mate.
+//!
+//! `cargo run --release --example tactics -- --extra 2 --off reverse_futility --set lmp_share=4`
+
+use clap::Parser;
+use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
+use cubist::tactics::MateCase;
+use std::sync::mpsc;
+
+/// Command line.
+#[derive(Parser)]
+struct Args {
+    /// The tactics file.
+    #[arg(long, default_value = "tests/data/mates.txt")]
+    file: String,
+    /// Plies beyond 2N.
+    #[arg(long, default_value_t = 0)]
+    extra: u32,
+    /// Techniques to switch off (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    off: Vec<String>,
+    /// Tunables to set, as name=value.
+    #[arg(long)]
+    set: Vec<String>,
+    /// Print every miss.
+    #[arg(long)]
+    verbose: bool,
+}
+
+fn main() -> Result<(), String> {
+    let args = Args::parse();
+    let mut params = SearchParams::default();
+    for name in &args.off {
+        if !params.switches.turn_off(name) {
+            return Err(format!("unknown technique {name} (one of {})", Switches::NAMES.join(", ")));
+        }
+    }
+    for kv in &args.set {
+        let (k, v) = kv.split_once('=').ok_or(format!("expected name=value, got {kv}"))?;
+        let v: i32 = v.parse().map_err(|_| format!("bad value in {kv}"))?;
+        params.tunables.set(k, v).map_err(|e| e.to_string())?;
+    }
+    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
+    let (mut found, mut total, mut nodes) = ([0u32; 4], [0u32; 4], 0u64);
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let case = MateCase::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let mut engine = Engine::new(Settings { hash_mb: 8, ..Settings::default() });
+        engine.set_params(params);
+        let (tx, rx) = mpsc::channel();
+        let limits = Limits { depth: Some(2 * case.moves + args.extra), ..Limits::default() };
+        engine.go(&case.position, limits, Box::new(move |r| drop(tx.send(r))));
+        engine.wait();
+        nodes += engine.nodes();
+        let (mut score, mut best) = (None, None);
+        for r in rx.try_iter() {
+            match r {
+                Report::Info(info) => score = Some(info.score),
+                Report::BestMove { best: b, .. } => best = b,
+                Report::Message(_) => {}
+            }
+        }
+        let n = case.moves.min(3) as usize;
+        total[n] += 1;
+        if score == Some(Score::Mate(case.moves as i32)) && best.is_some_and(|b| case.keys.contains(&b)) {
+            found[n] += 1;
+        } else if args.verbose {
+            println!("missed (line {}): {score:?} {best:?}: {}", i + 1, case.line());
+        }
+    }
+    for n in 1..=3 {
+        println!("mate in {n}: {}/{} found at depth {}", found[n], total[n], 2 * n as u32 + args.extra);
+    }
+    println!("nodes: {nodes}");
+    Ok(())
+}

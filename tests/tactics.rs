@@ -1,0 +1,64 @@
+//! Tactics as a regression guard: every forced mate of `tests/data/mates.txt`
+//! (proved by brute force when the file was made, by `examples/mates.rs`) is
+//! found by `go depth 2N` with the score `mate N` and one of its key moves.
+
+use cubist::search::{Engine, Limits, Report, Score, Settings};
+use cubist::tactics::MateCase;
+use std::sync::mpsc;
+
+const MATES: &str = include_str!("data/mates.txt");
+
+/// The last reported score and the best move of a search to `depth`.
+fn search(case: &MateCase, depth: u32) -> (Option<Score>, Option<String>) {
+    let mut engine = Engine::new(Settings { hash_mb: 8, ..Settings::default() });
+    let (tx, rx) = mpsc::channel();
+    engine.go(&case.position, Limits { depth: Some(depth), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    let (mut score, mut best) = (None, None);
+    for r in rx.try_iter() {
+        match r {
+            Report::Info(i) => score = Some(i.score),
+            Report::BestMove { best: b, .. } => best = b.map(|m| m.to_string()),
+            Report::Message(_) => {}
+        }
+    }
+    (score, best)
+}
+
+fn cases() -> Vec<MateCase> {
+    MATES
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| MateCase::parse(l).unwrap_or_else(|e| panic!("mates.txt line {}: {e}", i + 1)))
+        .collect()
+}
+
+#[test]
+fn the_file_holds_forty_mates_per_game_of_every_length() {
+    let cases = cases();
+    for game in [true, false] {
+        let of_game: Vec<&MateCase> = cases.iter().filter(|c| c.position.is_hdc() == game).collect();
+        assert!(of_game.len() >= 40, "{} cases for hdc={game}", of_game.len());
+        for n in 1..=3 {
+            assert!(of_game.iter().any(|c| c.moves == n), "no mate in {n} for hdc={game}");
+        }
+    }
+    let layer_counts: std::collections::BTreeSet<u8> =
+        cases.iter().filter(|c| !c.position.is_hdc()).map(|c| c.position.variant().layers).collect();
+    assert_eq!(layer_counts.len(), 6, "haberkorn on 3 to 8 layers: {layer_counts:?}");
+}
+
+#[test]
+fn every_mate_in_n_is_found_at_depth_2n() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let (score, best) = search(&case, 2 * case.moves + 2);
+        let keys: Vec<String> = case.keys.iter().map(|m| m.to_string()).collect();
+        let found = score == Some(Score::Mate(case.moves as i32)) && best.as_ref().is_some_and(|b| keys.contains(b));
+        if !found {
+            failures.push(format!("{} -> {score:?} {best:?} (keys {keys:?})", case.line()));
+        }
+    }
+    assert!(failures.is_empty(), "{} mates missed:\n{}", failures.len(), failures.join("\n"));
+}
