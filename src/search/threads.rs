@@ -67,11 +67,12 @@ pub fn run(
         signals,
         abort: AtomicBool::new(false),
         counters: (0..threads).map(|_| NodeCounter::default()).collect(),
-        time: TimeManager::starting_at(
+        time: TimeManager::with_tunables(
             limits,
             pos.side_to_move(),
             Duration::from_millis(settings.move_overhead_ms),
             start_time,
+            &params.tunables,
         ),
         limits,
         params,

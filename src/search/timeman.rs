@@ -5,13 +5,14 @@
 //! to go (`movestogo`, else 50) plus three quarters of the increment, at most
 //! 40% of the clock; the hard limit is three times the soft one, at most 60%
 //! of the clock. A new iteration starts only before 55% of the (scaled) soft
-//! limit, since it usually takes longer than all earlier ones together. The
+//! limit (every one of these numbers is a tunable of `params.rs`), since it usually takes longer than all earlier ones together. The
 //! search may stretch the soft limit while its best move is unstable and
 //! shrink it when the best move holds. `Move Overhead` is kept back from
 //! every figure. `movetime` is a hard limit only: the search uses all of it,
 //! as Stockfish does.
 
 use super::Limits;
+use super::params::Tunables;
 use crate::core::Color;
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,8 @@ pub struct TimeManager {
     start: Instant,
     soft: Option<Duration>,
     hard: Option<Duration>,
+    /// A new iteration starts only before this share of the (scaled) soft limit.
+    iteration: f64,
 }
 
 impl TimeManager {
@@ -29,30 +32,42 @@ impl TimeManager {
         TimeManager::starting_at(limits, side, move_overhead, Instant::now())
     }
 
-    /// The budget for `limits`, counted from `start`.
+    /// The budget for `limits`, counted from `start`, with the default tunables.
     pub fn starting_at(limits: &Limits, side: Color, move_overhead: Duration, start: Instant) -> TimeManager {
+        TimeManager::with_tunables(limits, side, move_overhead, start, &Tunables::default())
+    }
+
+    /// The budget for `limits`, counted from `start`, with the time numbers of `t`.
+    pub fn with_tunables(
+        limits: &Limits,
+        side: Color,
+        move_overhead: Duration,
+        start: Instant,
+        t: &Tunables,
+    ) -> TimeManager {
         let floor = Duration::from_millis(1);
         if limits.infinite {
-            return TimeManager { start, soft: None, hard: None };
+            return TimeManager { start, soft: None, hard: None, iteration: 0.55 };
         }
         if let Some(mt) = limits.movetime {
             let t = mt.saturating_sub(move_overhead).max(floor);
             // Stockfish's behaviour: a fixed move time is used up, so no soft limit ends it early.
-            return TimeManager { start, soft: None, hard: Some(t) };
+            return TimeManager { start, soft: None, hard: Some(t), iteration: 0.55 };
         }
         let (time, inc) = match side {
             Color::White => (limits.wtime, limits.winc),
             Color::Black => (limits.btime, limits.binc),
         };
         let Some(time) = time else {
-            return TimeManager { start, soft: None, hard: None };
+            return TimeManager { start, soft: None, hard: None, iteration: 0.55 };
         };
         let inc = inc.unwrap_or_default();
         let left = time.saturating_sub(move_overhead).max(floor);
-        let mtg = limits.movestogo.unwrap_or(50).clamp(1, 60);
-        let soft = (left / mtg + inc * 3 / 4).min(left.mul_f64(0.4)).max(floor);
-        let hard = (soft * 3).min(left.mul_f64(0.6)).max(soft);
-        TimeManager { start, soft: Some(soft), hard: Some(hard) }
+        let pct = |p: i32| p as f64 / 100.0;
+        let mtg = limits.movestogo.unwrap_or(t.tm_moves_to_go as u32).clamp(1, 60);
+        let soft = (left / mtg + inc.mul_f64(pct(t.tm_increment_pct))).min(left.mul_f64(pct(t.tm_soft_max_pct))).max(floor);
+        let hard = (soft * t.tm_hard_factor as u32).min(left.mul_f64(pct(t.tm_hard_max_pct))).max(soft);
+        TimeManager { start, soft: Some(soft), hard: Some(hard), iteration: pct(t.tm_iteration_pct) }
     }
 
     /// Time since the search started.
@@ -80,7 +95,7 @@ impl TimeManager {
     /// Whether a new iteration should not start: past the soft limit scaled by
     /// `factor` (above 1 while the best move changes, below 1 while it holds).
     pub fn soft_exceeded(&self, factor: f64) -> bool {
-        self.soft.is_some_and(|s| self.elapsed() >= s.mul_f64(factor * 0.55).min(self.hard.unwrap_or(s)))
+        self.soft.is_some_and(|s| self.elapsed() >= s.mul_f64(factor * self.iteration).min(self.hard.unwrap_or(s)))
     }
 }
 

@@ -12,7 +12,6 @@ use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use super::{Bound, Limits, Signals};
 use crate::core::{Move, PieceKind, Position};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A node counter on its own cache line (one per thread, summed for reports).
@@ -85,25 +84,16 @@ pub(super) struct Frame {
     pub(super) mv: Move,
 }
 
-/// LMR's reductions by depth and move number for the tunables in force,
-/// computed once per distinct (base, divisor).
-pub(super) fn lmr_table(base: i32, divisor: i32) -> &'static [[u8; 64]; 64] {
-    static T: OnceLock<std::sync::Mutex<Vec<(i32, i32, &'static [[u8; 64]; 64])>>> = OnceLock::new();
-    let cache = T.get_or_init(|| std::sync::Mutex::new(Vec::new()));
-    let mut list = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&(_, _, t)) = list.iter().find(|e| e.0 == base && e.1 == divisor) {
-        return t;
-    }
-    let mut t = [[0u8; 64]; 64];
+/// LMR's reductions by depth and move number: `base + ln(depth) ln(move) / divisor`
+/// (both in hundredths, from the tunables), built per search thread.
+pub(super) fn lmr_table(base: i32, divisor: i32) -> Box<[[u8; 64]; 64]> {
+    let mut t = Box::new([[0u8; 64]; 64]);
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            let v = base as f64 / 100.0 + (d as f64).ln() * (m as f64).ln() / (divisor as f64 / 100.0);
-            *r = v.max(0.0) as u8;
+            let v = base as f64 / 100.0 + (d as f64).ln() * (m as f64).ln() / (divisor.max(1) as f64 / 100.0);
+            *r = v.clamp(0.0, 63.0) as u8;
         }
     }
-    // Leaked once per distinct parameter pair: a handful in a tuning run.
-    let t: &'static [[u8; 64]; 64] = Box::leak(Box::new(t));
-    list.push((base, divisor, t));
     t
 }
 
@@ -119,7 +109,7 @@ pub struct Searcher<'a> {
     pub(super) pv: Vec<[Move; MAX_PLY + 1]>,
     pub(super) pv_len: [usize; MAX_PLY + 1],
     pub(super) stack: [Frame; MAX_PLY + 2],
-    pub(super) lmr: &'static [[u8; 64]; 64],
+    pub(super) lmr: Box<[[u8; 64]; 64]>,
     /// Null-move pruning is off above this ply (inside a verification search).
     pub(super) nmp_min_ply: usize,
     /// The root moves, best first after each iteration.

@@ -87,6 +87,7 @@ pub fn uci_reply() -> String {
     let mut lines =
         vec![UciMessage::id_name(ENGINE_NAME).serialize(), UciMessage::id_author(ENGINE_AUTHOR).serialize()];
     lines.extend(SPECS.iter().map(|s| UciMessage::Option(s.config()).serialize()));
+    lines.extend(super::options::tune_configs().into_iter().map(|c| UciMessage::Option(c).serialize()));
     lines.push(UciMessage::UciOk.serialize());
     lines.join("\n")
 }

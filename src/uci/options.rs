@@ -8,7 +8,7 @@
 
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
-use crate::search::{Settings, Strategy};
+use crate::search::{SearchParams, Settings, Strategy};
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
 
@@ -254,6 +254,8 @@ pub enum Effect {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Options {
     values: [Value; SPECS.len()],
+    /// The search's tunables (UCI options only in builds with the `tune` feature).
+    params: SearchParams,
 }
 
 impl Default for Options {
@@ -265,8 +267,26 @@ impl Default for Options {
                 OptionKind::Combo { default, .. } => Value::Word(default),
                 OptionKind::Button => Value::None,
             }),
+            params: SearchParams::default(),
         }
     }
+}
+
+/// The search tunables as UCI spin options (feature `tune`; none otherwise),
+/// for SPSA tuners and matches that move them without recompiling.
+pub fn tune_configs() -> Vec<UciOptionConfig> {
+    if !cfg!(feature = "tune") {
+        return Vec::new();
+    }
+    crate::search::params::TUNABLES
+        .iter()
+        .map(|t| UciOptionConfig::Spin {
+            name: t.name.to_string(),
+            default: Some(t.default as i64),
+            min: Some(t.min as i64),
+            max: Some(t.max as i64),
+        })
+        .collect()
 }
 
 impl Options {
@@ -277,7 +297,7 @@ impl Options {
 
     /// Sets an option from `setoption name <name> [value <value>]`; on error nothing changes.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
-        let spec = Options::find(name).ok_or_else(|| OptionError::Unknown(name.trim().to_string()))?;
+        let Some(spec) = Options::find(name) else { return self.set_tunable(name, value) };
         let value = value.map(str::trim).filter(|v| !v.is_empty());
         let new = match (spec.kind, value) {
             (OptionKind::Button, _) => Value::None,
@@ -320,6 +340,29 @@ impl Options {
             | OptionId::HaberkornEnPassant
             | OptionId::HaberkornCastling => Effect::Variant,
         })
+    }
+
+    /// A search tunable by name (builds with the `tune` feature only).
+    fn set_tunable(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
+        let name = name.trim();
+        let unknown = || OptionError::Unknown(name.to_string());
+        if !cfg!(feature = "tune") {
+            return Err(unknown());
+        }
+        let t = crate::search::params::TUNABLES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(unknown)?;
+        let v = value.map(str::trim).filter(|v| !v.is_empty()).ok_or(OptionError::MissingValue(t.name))?;
+        let n: i64 = v.parse().map_err(|_| OptionError::NotAnInteger { name: t.name, value: v.to_string() })?;
+        let (min, max) = (t.min as i64, t.max as i64);
+        if !(min..=max).contains(&n) {
+            return Err(OptionError::OutOfRange { name: t.name, value: n, min, max });
+        }
+        self.params.tunables.set(t.name, n as i32).map_err(|_| unknown())?;
+        Ok(Effect::Settings)
+    }
+
+    /// The search parameters in force (defaults unless tuned through options).
+    pub fn params(&self) -> SearchParams {
+        self.params
     }
 
     fn int(&self, id: OptionId) -> i64 {
@@ -403,6 +446,23 @@ impl Options {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_tunables_are_options_only_in_tune_builds() {
+        let mut o = Options::default();
+        let r = o.set("rfp_margin", Some("150"));
+        if cfg!(feature = "tune") {
+            assert_eq!(r, Ok(Effect::Settings));
+            assert_eq!(o.params().tunables.rfp_margin, 150);
+            assert!(matches!(o.set("rfp_margin", Some("99999")), Err(OptionError::OutOfRange { .. })));
+            assert_eq!(o.params().tunables.rfp_margin, 150);
+            assert_eq!(tune_configs().len(), crate::search::params::TUNABLES.len());
+        } else {
+            assert_eq!(r, Err(OptionError::Unknown("rfp_margin".into())));
+            assert_eq!(o.params(), SearchParams::default());
+            assert!(tune_configs().is_empty());
+        }
+    }
 
     #[test]
     fn specs_are_indexed_by_their_id() {

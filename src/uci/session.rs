@@ -134,6 +134,10 @@ impl Session {
                 self.debug(|| format!("engine settings {settings:?}"));
                 self.engine.set_settings(settings);
             }
+            let params = self.options.params();
+            if self.engine.params() != params {
+                self.engine.set_params(params);
+            }
             self.settings_pending = false;
         }
         if self.clear_pending {
