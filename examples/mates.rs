@@ -35,7 +35,13 @@ struct Args {
 
 /// Puts `piece` on a random empty square: in a corner if `corner`, else
 /// within `near` squares (Chebyshev distance) of `centre` if given; returns it.
-fn put(rng: &mut StdRng, board: &mut [Vec<[char; 8]>], piece: char, corner: bool, near: Option<([usize; 3], usize)>) -> [usize; 3] {
+fn put(
+    rng: &mut StdRng,
+    board: &mut [Vec<[char; 8]>],
+    piece: char,
+    corner: bool,
+    near: Option<([usize; 3], usize)>,
+) -> [usize; 3] {
     let layers = board.len();
     let max = [7, 7, layers - 1];
     loop {

@@ -155,7 +155,10 @@ mod tests {
     fn bad_lines_are_refused_with_the_reason() {
         assert_eq!(MateCase::parse("hdc ; 2"), Err(TacticsError::Fields(2)));
         assert!(matches!(MateCase::parse(&format!("chess ; 2 ; 1 ; a ; {MATE_IN_2}")), Err(TacticsError::Variant(_))));
-        assert!(matches!(MateCase::parse(&format!("haberkorn ; x ; 1 ; a ; {MATE_IN_2}")), Err(TacticsError::Number(..))));
+        assert!(matches!(
+            MateCase::parse(&format!("haberkorn ; x ; 1 ; a ; {MATE_IN_2}")),
+            Err(TacticsError::Number(..))
+        ));
         assert!(matches!(
             MateCase::parse(&format!("haberkorn ; 2 ; 1 ; a1-Ia2-I ; {MATE_IN_2}")),
             Err(TacticsError::Key(_))

@@ -47,12 +47,7 @@ impl Position {
         } else {
             m.promotion_kind().or_else(|| self.piece_at(from).map(|p| p.kind)).unwrap_or(PieceKind::Pawn)
         };
-        let mut c = Change {
-            vacated: [from; 2],
-            vacated_len: 1,
-            arrived: [(to, mover_kind); 2],
-            arrived_len: 1,
-        };
+        let mut c = Change { vacated: [from; 2], vacated_len: 1, arrived: [(to, mover_kind); 2], arrived_len: 1 };
         match m.flag() {
             MoveFlag::Castle => {
                 if let Some(rule) = self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to) {
@@ -122,9 +117,8 @@ impl Position {
     pub(crate) fn checkers_after(&self, m: Move) -> Bitboard {
         let us = !self.side;
         let change = self.change(m, true);
-        let mut out = self.check_set(us, &change, self.occupied(), self.by_color[us.index()], |s| {
-            self.piece_at(s).map(|p| p.kind)
-        });
+        let mut out = self
+            .check_set(us, &change, self.occupied(), self.by_color[us.index()], |s| self.piece_at(s).map(|p| p.kind));
         if m.flag() == MoveFlag::EnPassant {
             // The victim's square is no longer known here: look for sliders
             // uncovered through it by a full walk (en passant is rare).

@@ -213,11 +213,7 @@ pub fn capture_score(pos: &Position, m: Move) -> Option<i32> {
     let attacker = pos.piece_at(m.from()).map_or(PieceKind::Pawn, |p| p.kind);
     let attacker_value = piece_value(kind, attacker);
     let mvv_lva = victim_value * 16 - attacker_value / 8;
-    if promo.is_some() || see_ge(pos, m, 0) {
-        Some(GOOD_CAPTURE + mvv_lva)
-    } else {
-        Some(BAD_CAPTURE + mvv_lva)
-    }
+    if promo.is_some() || see_ge(pos, m, 0) { Some(GOOD_CAPTURE + mvv_lva) } else { Some(BAD_CAPTURE + mvv_lva) }
 }
 
 #[cfg(test)]

@@ -103,7 +103,7 @@ tunables! {
     see_quiet_margin = 60, 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
     see_capture_depth = 6, 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
     see_capture_margin = 90, 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
-    lmr_base = 0, 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
+    lmr_base = 75, 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
     lmr_divisor = 225, 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
     lmr_min_depth = 3, 1, 8, "LMR only at this depth or more.";
     lmr_history_div = 8192, 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";

@@ -82,14 +82,12 @@ impl Searcher<'_> {
         let prev = self.root_moves[pv_idx].prev_score;
         let t = self.shared.params.tunables;
         let mut delta = t.aspiration_delta;
-        let (mut alpha, mut beta) = if self.shared.params.switches.aspiration
-            && depth >= t.aspiration_min_depth
-            && prev.abs() < MATE_BOUND
-        {
-            ((prev - delta).max(-INF), (prev + delta).min(INF))
-        } else {
-            (-INF, INF)
-        };
+        let (mut alpha, mut beta) =
+            if self.shared.params.switches.aspiration && depth >= t.aspiration_min_depth && prev.abs() < MATE_BOUND {
+                ((prev - delta).max(-INF), (prev + delta).min(INF))
+            } else {
+                (-INF, INF)
+            };
         loop {
             self.seldepth = 0;
             let score = self.root(alpha, beta, depth, pv_idx);

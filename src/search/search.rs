@@ -10,13 +10,13 @@
 //! pruned by move count, futility or exchange loss (a quiet mating check
 //! deep in a long move list must still be tried).
 
+use super::eval::evaluate;
 use super::history::bonus;
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
 use super::tt::TtBound;
 use super::worker::Searcher;
-use super::eval::evaluate;
 use crate::core::Move;
 use arrayvec::ArrayVec;
 

@@ -92,7 +92,7 @@ mod tests {
     /// (value 0) or capture with any of its attackers under `occ`, in any
     /// order; `on_square` is the value of the piece standing on `to`.
     fn brute(pos: &Position, to: Square, occ: Bitboard, stm: Color, on_square: i32) -> i32 {
-        let attackers = pos.attackers_to(to, occ) & pos.color_pieces(stm) - Bitboard::from(to);
+        let attackers = (pos.attackers_to(to, occ) & pos.color_pieces(stm)) - Bitboard::from(to);
         let mut best = 0;
         for sq in attackers {
             let kind = pos.piece_at(sq).map_or(PieceKind::Pawn, |p| p.kind);

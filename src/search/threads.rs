@@ -11,9 +11,9 @@
 
 use super::movepick::capture_score;
 use super::score::{INF, MATE_BOUND, MAX_PLY, to_score};
-use super::worker::{NodeCounter, RootMove, Searcher, Shared};
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
+use super::worker::{NodeCounter, RootMove, Searcher, Shared};
 use super::{Info, Limits, Report, SearchParams, Settings, Signals};
 use crate::core::{Move, Position};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

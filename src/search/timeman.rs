@@ -65,7 +65,8 @@ impl TimeManager {
         let left = time.saturating_sub(move_overhead).max(floor);
         let pct = |p: i32| p as f64 / 100.0;
         let mtg = limits.movestogo.unwrap_or(t.tm_moves_to_go as u32).clamp(1, 60);
-        let soft = (left / mtg + inc.mul_f64(pct(t.tm_increment_pct))).min(left.mul_f64(pct(t.tm_soft_max_pct))).max(floor);
+        let soft =
+            (left / mtg + inc.mul_f64(pct(t.tm_increment_pct))).min(left.mul_f64(pct(t.tm_soft_max_pct))).max(floor);
         let hard = (soft * t.tm_hard_factor as u32).min(left.mul_f64(pct(t.tm_hard_max_pct))).max(soft);
         TimeManager { start, soft: Some(soft), hard: Some(hard), iteration: pct(t.tm_iteration_pct) }
     }

@@ -187,6 +187,7 @@ impl<'a> Searcher<'a> {
     /// How many pieces other than pawns and the king the side to move has.
     pub(super) fn non_pawn_pieces(&self) -> u32 {
         let us = self.pos.side_to_move();
-        (self.pos.color_pieces(us) - self.pos.pieces(us, PieceKind::Pawn) - self.pos.pieces(us, PieceKind::King)).count()
+        (self.pos.color_pieces(us) - self.pos.pieces(us, PieceKind::Pawn) - self.pos.pieces(us, PieceKind::King))
+            .count()
     }
 }

@@ -349,7 +349,8 @@ impl Options {
         if !cfg!(feature = "tune") {
             return Err(unknown());
         }
-        let t = crate::search::params::TUNABLES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(unknown)?;
+        let t =
+            crate::search::params::TUNABLES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(unknown)?;
         let v = value.map(str::trim).filter(|v| !v.is_empty()).ok_or(OptionError::MissingValue(t.name))?;
         let n: i64 = v.parse().map_err(|_| OptionError::NotAnInteger { name: t.name, value: v.to_string() })?;
         let (min, max) = (t.min as i64, t.max as i64);
