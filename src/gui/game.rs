@@ -174,6 +174,7 @@ pub struct Game {
     analysis: Option<Analysis>,
     infos: Vec<Info>,
     info_from: String,
+    search_ply: usize,
     error: Option<String>,
     failures: u32,
     workers: [Option<Worker>; 3],
@@ -309,6 +310,7 @@ impl GameCell {
                 analysis: None,
                 infos: Vec::new(),
                 info_from: String::new(),
+                search_ply: 0,
                 error: None,
                 failures: 0,
                 workers: [None, None, None],
@@ -613,6 +615,7 @@ impl Game {
             side: pos.side_to_move(),
             tag: self.tag,
         };
+        self.search_ply = ply;
         self.info_from = self.engines.get(engine).map_or_else(String::new, |e| e.name.clone());
         self.thinking = Some(slot);
         let sent = self.workers[slot].as_ref().is_some_and(|w| w.send(Job::Search(job.clone())));
@@ -638,7 +641,7 @@ impl Game {
                 }
                 self.infos.sort_by_key(|i| i.multipv);
                 self.broadcast(
-                    json!({"type": "info", "engine": self.info_from, "info": info, "analysis": slot == ANALYSIS}),
+                    json!({"type": "info", "engine": self.info_from, "info": info, "analysis": slot == ANALYSIS, "ply": self.search_ply}),
                 );
             }
             EngineEvent::BestMove(tag, text) if tag == self.tag => {

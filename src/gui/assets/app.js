@@ -18,7 +18,8 @@ const ui = {
   viewBoard: null,
   selected: null,
   targets: [],
-  infos: [],
+  infos: [],      // the latest info per PV line of the latest search
+  infoPly: -1,    // the ply that search is about
   infoEngine: "",
   replay: null,   // {data, ply, timer, text, file}
   clockAt: 0,
@@ -134,7 +135,10 @@ function drawArrow() {
   for (const old of svg.querySelectorAll("line")) old.remove();
   for (const el of document.querySelectorAll(".sq.best")) el.classList.remove("best");
   const best = ui.infos.find((i) => i.multipv === 1);
-  if (!best || !best.pv.length || ui.replay || !ui.game || ui.viewPly !== analysedPly()) return;
+  const g = ui.game;
+  if (!best || !best.pv.length || ui.replay || !g || !g.analysis || g.over) return;
+  const shown = ui.viewPly === null ? g.moves.length : ui.viewPly;
+  if (ui.infoPly !== shown || g.analysis.ply !== shown) return;
   const m = best.pv[0].match(/^([a-h][1-8]-[IVX]+)([a-h][1-8]-[IVX]+)/);
   if (!m) return;
   const a = document.querySelector(`[data-sq="${m[1]}"]`);
@@ -155,14 +159,6 @@ function drawArrow() {
   line.setAttribute("stroke-opacity", "0.7");
   line.setAttribute("marker-end", "url(#head)");
   svg.appendChild(line);
-}
-
-// The ply the engine reports are about (analysis may look at an earlier ply).
-function analysedPly() {
-  const g = ui.game;
-  if (!g) return null;
-  if (g.analysis && g.analysis.ply !== g.moves.length) return g.analysis.ply;
-  return null;
 }
 
 // ---- the live game --------------------------------------------------------
@@ -233,8 +229,7 @@ function onMessage(msg) {
       const moved = !ui.game || ui.game.id !== msg.id || ui.game.moves.length !== msg.moves.length;
       ui.game = msg;
       ui.clockAt = performance.now();
-      if (moved) { ui.selected = null; ui.targets = []; ui.infos = []; }
-      if (!msg.analysis && !msg.thinking && moved) ui.infos = [];
+      if (moved) { ui.selected = null; ui.targets = []; }
       showError(msg.error);
       render();
       break;
@@ -245,9 +240,11 @@ function onMessage(msg) {
     case "board":
       ui.viewPly = msg.ply;
       ui.viewBoard = msg;
+      if (ui.game && ui.game.analysis && ui.game.analysis.ply !== msg.ply) setAnalysis(true);
       render();
       break;
     case "info": {
+      if (msg.ply !== ui.infoPly) { ui.infos = []; ui.infoPly = msg.ply; }
       const i = ui.infos.findIndex((x) => x.multipv === msg.info.multipv);
       if (i >= 0) ui.infos[i] = msg.info; else ui.infos.push(msg.info);
       ui.infos.sort((a, b) => a.multipv - b.multipv);
@@ -277,6 +274,7 @@ function statusText(g) {
 function render() {
   const g = ui.game;
   if (ui.replay) return renderReplay();
+  $("resign").hidden = !g;
   if (!g) return;
   $("title").textContent = `Game ${g.id}: ${g.players[0]} – ${g.players[1]}, ${g.variant.name}, ${g.limit}`;
   $("status").textContent = statusText(g);
@@ -365,6 +363,7 @@ async function openGame(state) {
   ui.selected = null;
   ui.targets = [];
   ui.infos = [];
+  ui.infoPly = -1;
   showError("");
   connect(state.id);
   render();
