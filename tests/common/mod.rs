@@ -8,27 +8,62 @@ use cubist::gui::GuiConfig;
 use cubist::gui::engine::EngineCmd;
 use cubist::gui::server::{Running, start};
 use serde_json::Value;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// One HTTP exchange: the status code and the body parsed as JSON (`Null` when it is not JSON).
+/// One HTTP/1.1 exchange on a fresh connection: the status code and the body
+/// parsed as JSON (`Null` when it is not JSON). The body is read by its
+/// `Content-Length` (chromedriver does not close the connection), chunked, or to the end.
 pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let body = body.unwrap_or("");
     let request = format!(
-        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line).unwrap();
+    let status = status_line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let (mut length, mut chunked) = (None, false);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 || line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim().to_ascii_lowercase());
+            if name == "content-length" {
+                length = value.parse::<usize>().ok();
+            } else if name == "transfer-encoding" && value.contains("chunked") {
+                chunked = true;
+            }
+        }
+    }
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    if chunked {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            let mut chunk = vec![0; n + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            raw.extend_from_slice(&chunk[..n]);
+        }
+    } else if let Some(n) = length {
+        raw.resize(n, 0);
+        reader.read_exact(&mut raw).unwrap();
+    } else {
+        reader.read_to_end(&mut raw).unwrap();
+    }
+    (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
 }
 
 /// The `cubist` binary as the GUI's engine.
