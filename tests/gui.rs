@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{cubist_engine, fake_engine, games_dir, http, server, wait_for};
+use common::{cubist_engine, fake_engine, games_dir, http, http_with, server, wait_for};
 use cubist::arena::record::{GameResult, Termination, parse_records};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -138,6 +138,17 @@ fn bad_input_gets_an_error_and_changes_nothing() {
     let big = "x".repeat(5 << 20);
     let (status, _) = http(addr, "POST", "/api/replay", Some(&big));
     assert_eq!(status, 413);
+    // Another site's page cannot drive the server from the user's browser.
+    let evil = "Origin: http://evil.example\r\n";
+    let move_text = json!({"type": "move", "move": "e2-IVe4-IV"}).to_string();
+    let (status, err) = http_with(addr, "POST", &format!("/api/games/{id}/action"), Some(&move_text), evil);
+    assert_eq!(status, 403, "{err}");
+    let (status, _) = http_with(addr, "POST", "/api/games", Some(&json!({"variant": "hdc"}).to_string()), evil);
+    assert_eq!(status, 403);
+    assert_eq!(state(addr, id)["board"], before["board"]);
+    let same = format!("Origin: http://{addr}\r\n");
+    let (status, _) = http_with(addr, "POST", &format!("/api/games/{id}/action"), Some("{\"type\":\"state\"}"), &same);
+    assert_eq!(status, 200);
     // The game still plays.
     let (status, _) = act(addr, id, json!({"type": "move", "move": "e2-IVe4-IV"}));
     assert_eq!(status, 200);

@@ -211,4 +211,24 @@ fn play_a_move_against_the_engine_in_chromium() {
         .unwrap_or_else(|_| format!("{}/../gui-browser.png", env!("CARGO_TARGET_TMPDIR")));
     std::fs::write(&out, png).unwrap();
     eprintln!("screenshot: {out}");
+
+    // Replay this game's record from the games folder and step through it.
+    browser.click("#replaybox summary");
+    browser.click("#records option");
+    browser.click("#open-record");
+    let status = |b: &Browser| b.script("return document.getElementById('status').textContent;");
+    wait_for(30, "the replay", || {
+        status(&browser).as_str().is_some_and(|s| s.starts_with("Replay, ply 0 of 2")).then_some(())
+    });
+    assert_eq!(page_pieces(&browser), position_pieces(&Position::start(Variant::hdc())));
+    browser.click("#rp-next");
+    browser.click("#rp-next");
+    assert!(status(&browser).as_str().unwrap().starts_with("Replay, ply 2 of 2"));
+    assert_eq!(page_pieces(&browser), position_pieces(&pos));
+    browser.click("#moves .mv[data-ply='1']");
+    let mut first = Position::start(Variant::hdc());
+    first.play("g1-IVf3-IV").unwrap();
+    assert_eq!(page_pieces(&browser), position_pieces(&first));
+    let tags = browser.script("return document.getElementById('tags').textContent;");
+    assert!(tags.as_str().unwrap().contains("Cubist GUI"), "{tags}");
 }

@@ -458,11 +458,12 @@ impl Game {
             return Err(GuiError::BadRequest("it is the engine's turn".into()));
         }
         let m = self.pos.parse_move(text.trim())?;
-        self.apply(side, m)
+        self.apply(side, m);
+        Ok(())
     }
 
     /// Plays a checked move for `side`, then ends the game or starts the next search.
-    fn apply(&mut self, side: usize, m: Move) -> Result<(), GuiError> {
+    fn apply(&mut self, side: usize, m: Move) {
         let spent = self.turn_start.elapsed();
         let inc = match self.setup.limit {
             ThinkLimit::Clock { inc_s, .. } => Duration::from_secs(inc_s),
@@ -472,7 +473,7 @@ impl Game {
             if spent > c[side] {
                 c[side] = Duration::ZERO;
                 self.finish(loss_of(side), Termination::TimeForfeit, format!("{} ran out of time", self.name(side)));
-                return Ok(());
+                return;
             }
             c[side] = c[side] - spent + inc;
         }
@@ -486,9 +487,11 @@ impl Game {
         }
         self.check_end();
         self.schedule();
-        self.save()?;
+        // A record that cannot be written does not undo the move: the page is told.
+        if let Err(e) = self.save() {
+            self.error = Some(format!("cannot write the record {}: {e}", self.path.display()));
+        }
         self.broadcast(self.view());
-        Ok(())
     }
 
     fn check_end(&mut self) {
@@ -651,12 +654,7 @@ impl Game {
                 }
                 let side = color_index(self.pos.side_to_move());
                 match self.pos.parse_move(&text) {
-                    Ok(m) => {
-                        if let Err(e) = self.apply(side, m) {
-                            self.error = Some(format!("cannot write the record: {e}"));
-                            self.broadcast(self.view());
-                        }
-                    }
+                    Ok(m) => self.apply(side, m),
                     Err(e) => {
                         let termination =
                             if text.is_empty() { Termination::MalformedMove } else { Termination::IllegalMove };

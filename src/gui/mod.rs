@@ -50,6 +50,9 @@ pub enum GuiError {
     /// No such game or record.
     #[error("not found: {0}")]
     NotFound(String),
+    /// A request from another site's page.
+    #[error("{0}")]
+    Forbidden(String),
     /// A limit (games, engines) is reached.
     #[error("{0}")]
     Limit(String),

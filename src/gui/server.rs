@@ -18,8 +18,9 @@ use crate::arena::record::{GameRecord, GameResult, parse_records};
 use crate::core::square::ROMAN;
 use crate::core::{Position, Variant, VariantKind};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -227,13 +228,34 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/records/{file}", get(record_file))
         .route("/api/replay", post(replay_upload))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(same_origin))
         .with_state(app)
+}
+
+/// Refuses requests that another site's page makes from the user's browser
+/// (a form post, a WebSocket): a browser always sends `Origin` with those, and
+/// it must name the host the page was served from.
+async fn same_origin(request: Request, next: Next) -> Response {
+    if let Some(refusal) = foreign_origin(&request) {
+        return refusal.into_response();
+    }
+    next.run(request).await
+}
+
+/// The refusal for a request whose `Origin` is not the host it was sent to.
+fn foreign_origin(request: &Request) -> Option<GuiError> {
+    let header_text = |name: header::HeaderName| request.headers().get(name).and_then(|v| v.to_str().ok());
+    let origin = header_text(header::ORIGIN)?;
+    let host = header_text(header::HOST).unwrap_or("");
+    let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+    (origin_host != host).then(|| GuiError::Forbidden(format!("requests from {origin} are not allowed")))
 }
 
 impl IntoResponse for GuiError {
     fn into_response(self) -> Response {
         let status = match self {
             GuiError::NotFound(_) => StatusCode::NOT_FOUND,
+            GuiError::Forbidden(_) => StatusCode::FORBIDDEN,
             GuiError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
             GuiError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,

@@ -17,11 +17,16 @@ use std::time::{Duration, Instant};
 /// parsed as JSON (`Null` when it is not JSON). The body is read by its
 /// `Content-Length` (chromedriver does not close the connection), chunked, or to the end.
 pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    http_with(addr, method, path, body, "")
+}
+
+/// [`http`] with extra header lines (each ending in `\r\n`).
+pub fn http_with(addr: SocketAddr, method: &str, path: &str, body: Option<&str>, headers: &str) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let body = body.unwrap_or("");
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).unwrap();

@@ -218,7 +218,18 @@ function connect(id) {
   ws.onopen = () => { $("conn").textContent = "connected"; $("conn").className = "conn on"; };
   ws.onclose = () => {
     $("conn").textContent = "offline"; $("conn").className = "conn off";
-    if (ui.ws === ws) setTimeout(() => { if (ui.ws === ws && ui.game) connect(ui.game.id); }, 2000);
+    if (ui.ws !== ws) return;
+    // Reconnect while the server still has the game (after a restart it is resumed from the Games list).
+    setTimeout(async () => {
+      if (ui.ws !== ws || !ui.game) return;
+      try {
+        await api("GET", `/api/games/${ui.game.id}`);
+        connect(ui.game.id);
+      } catch (e) {
+        showError(`the server no longer has game ${ui.game.id} (${e.message}): resume it from the Games list`);
+        refreshGames();
+      }
+    }, 2000);
   };
   ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));
 }
@@ -577,6 +588,7 @@ async function init() {
     if (ui.game && ui.game.analysis) setAnalysis(true);
     render();
   });
+  $("tilt").addEventListener("change", (e) => { $("boards").classList.toggle("tilt", e.target.checked); drawArrow(); });
   $("promo-cancel").addEventListener("click", () => { $("promo").hidden = true; });
   $("upload").addEventListener("change", async (e) => {
     const file = e.target.files[0];
