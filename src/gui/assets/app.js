@@ -241,6 +241,8 @@ function onMessage(msg) {
       ui.game = msg;
       ui.clockAt = performance.now();
       if (moved) { ui.selected = null; ui.targets = []; }
+      // The lines of the search in progress (a page that connects late); the last search's stay shown otherwise.
+      if (msg.infos.length) { ui.infos = msg.infos; ui.infoPly = msg.info_ply; ui.infoEngine = msg.info_engine; }
       showError(msg.error);
       render();
       break;
@@ -295,6 +297,7 @@ function render() {
   $("resign").hidden = g.over || !g.human.some((h) => h);
   $("retry").hidden = !g.error || g.over;
   $("analyse").checked = !!g.analysis;
+  if (g.analysis) { $("multipv").value = g.analysis.multipv; $("analyse-engine").value = g.analysis.engine; }
   drawMoves(g.moves, ui.viewPly === null ? g.moves.length : ui.viewPly, (ply) => send({ type: "view", ply }));
   drawClocks();
   drawInfos();
@@ -351,7 +354,7 @@ function drawInfos() {
   body.innerHTML = "";
   const head = $("engine-head");
   if (!g || ui.replay) { head.textContent = "Engine: idle"; return; }
-  head.textContent = g.thinking ? `Engine: ${g.thinking} searching` : g.analysis ? `Analysis (${ui.infoEngine})` : "Engine: idle";
+  head.textContent = g.analysis ? "Analysis" : g.thinking ? `Engine: ${g.thinking} searching` : "Engine: idle";
   if (ui.infos.length) head.textContent += ` — ${ui.infoEngine}, scores from White's view`;
   for (const i of ui.infos) {
     const tr = document.createElement("tr");
