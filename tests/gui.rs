@@ -163,14 +163,7 @@ fn the_websocket_plays_pushes_the_engine_reply_and_answers_junk_with_errors() {
     let game = new_game(addr, json!({"variant": "hdc", "black": 0, "limit": {"kind": "movetime", "ms": 100}}));
     let id = game["id"].as_u64().unwrap();
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/api/games/{id}/ws")).unwrap();
-    let mut next = || loop {
-        match ws.read().unwrap() {
-            Message::Text(t) => return serde_json::from_str::<Value>(t.as_str()).unwrap(),
-            _ => continue,
-        }
-    };
-    assert_eq!(next()["type"], "state");
-    drop(next);
+    assert_eq!(read_json(&mut ws)["type"], "state");
     for junk in ["hello", "{\"type\":\"move\"}", "{\"type\":\"move\",\"move\":\"a1-Ia8-I\"}"] {
         ws.send(Message::Text(junk.into())).unwrap();
         let reply = read_json(&mut ws);
@@ -239,6 +232,17 @@ fn an_unfinished_game_is_resumed_from_its_record_after_a_restart() {
     assert_eq!(records[0].result, GameResult::Unfinished);
     let (status, err) = http(addr, "POST", "/api/resume", Some(&json!({"file": "../resume.pgn"}).to_string()));
     assert_eq!(status, 400, "{err}");
+    // Adjourned: off the server, listed as unfinished, refused until resumed.
+    let (status, closed) = act(addr, id, json!({"type": "close"}));
+    assert_eq!((status, closed["type"].as_str()), (200, Some("closed")));
+    let (status, _) = act(addr, id, json!({"type": "move", "move": "b8-Vc6-V"}));
+    assert_eq!(status, 404);
+    let (_, list) = http(addr, "GET", "/api/games", None);
+    assert_eq!(list["live"], json!([]));
+    assert_eq!(list["unfinished"][0]["plies"], 3);
+    let (status, s) = http(addr, "POST", "/api/resume", Some(&json!({"file": file}).to_string()));
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(plies(&s), 3);
 }
 
 #[test]

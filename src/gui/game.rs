@@ -178,6 +178,7 @@ pub struct Game {
     error: Option<String>,
     failures: u32,
     workers: [Option<Worker>; 3],
+    closed: bool,
     path: PathBuf,
     date: String,
 }
@@ -314,6 +315,7 @@ impl GameCell {
                 error: None,
                 failures: 0,
                 workers: [None, None, None],
+                closed: false,
                 path,
                 date,
             }),
@@ -453,6 +455,7 @@ impl Game {
 
     /// A human's move: checked against the rules and the player to move; on error nothing changes.
     pub fn human_move(&mut self, text: &str) -> Result<(), GuiError> {
+        self.check_open()?;
         if let Some((_, t, _)) = &self.ended {
             return Err(GuiError::BadRequest(format!("the game is over ({t})")));
         }
@@ -508,18 +511,38 @@ impl Game {
     /// Ends the game; stops every search.
     fn finish(&mut self, result: GameResult, termination: Termination, comment: String) {
         self.ended = Some((result, termination, comment));
-        self.tag += 1;
-        self.thinking = None;
-        self.analysis = None;
-        for w in self.workers.iter().flatten() {
-            w.send(Job::Stop);
-        }
+        self.stop_engines();
         let _ = self.save();
         self.broadcast(self.view());
     }
 
+    /// Stops every search and lets the engine processes quit (a later search starts new ones).
+    fn stop_engines(&mut self) {
+        self.tag += 1;
+        self.thinking = None;
+        self.analysis = None;
+        for slot in self.workers.iter_mut() {
+            if let Some(w) = slot.take() {
+                w.send(Job::Stop);
+            }
+        }
+    }
+
+    /// Takes the game off the server (adjourned): engines stop, the record stays unfinished for resuming.
+    pub fn close(&mut self) {
+        self.closed = true;
+        self.stop_engines();
+        if self.ended.is_none()
+            && let Err(e) = self.save()
+        {
+            log::warn!("cannot write {}: {e}", self.path.display());
+        }
+        self.broadcast(json!({"type": "closed", "id": self.id}));
+    }
+
     /// A human resigns (the side to move when both are human).
     pub fn resign(&mut self) -> Result<(), GuiError> {
+        self.check_open()?;
         if self.ended.is_some() {
             return Err(GuiError::BadRequest("the game is over".into()));
         }
@@ -535,6 +558,7 @@ impl Game {
 
     /// Switches analysis on (on the position after `ply` moves) or off.
     pub fn analyse(&mut self, on: bool, engine: usize, multipv: u32, ply: Option<usize>) -> Result<(), GuiError> {
+        self.check_open()?;
         if !on {
             self.analysis = None;
             self.tag += 1;
@@ -550,7 +574,7 @@ impl Game {
         if !(1..=16).contains(&multipv) {
             return Err(GuiError::BadRequest("MultiPV must be 1 to 16".into()));
         }
-        if self.setup.players.iter().all(Option::is_some) {
+        if self.ended.is_none() && self.setup.players.iter().all(Option::is_some) {
             return Err(GuiError::BadRequest("no analysis while two engines play".into()));
         }
         let ply = ply.unwrap_or(self.moves.len());
@@ -571,11 +595,13 @@ impl Game {
         for w in self.workers.iter().flatten() {
             w.send(Job::Stop);
         }
-        if self.ended.is_some() {
+        if self.closed {
             return;
         }
         let side = color_index(self.pos.side_to_move());
-        let (slot, engine, multipv, ply) = match (self.setup.players[side], self.analysis) {
+        // A finished game may still be analysed.
+        let player = if self.ended.is_some() { None } else { self.setup.players[side] };
+        let (slot, engine, multipv, ply) = match (player, self.analysis) {
             (Some(e), _) => (side, e, 1, self.moves.len()),
             (None, Some(a)) => (ANALYSIS, a.engine, a.multipv, a.ply),
             (None, None) => return,
@@ -703,12 +729,22 @@ impl Game {
         }
     }
 
+    /// Refuses actions on an adjourned game.
+    fn check_open(&self) -> Result<(), GuiError> {
+        if self.closed {
+            return Err(GuiError::BadRequest(format!("game {} was adjourned: resume it from the games list", self.id)));
+        }
+        Ok(())
+    }
+
     /// Asks again for the engine's move after a failure report.
-    pub fn retry(&mut self) {
+    pub fn retry(&mut self) -> Result<(), GuiError> {
+        self.check_open()?;
         self.failures = 0;
         self.error = None;
         self.schedule();
         self.broadcast(self.view());
+        Ok(())
     }
 
     /// The record as it stands (`*` while unfinished; the clocks in the comment).

@@ -86,6 +86,8 @@ pub enum Action {
     Resign,
     /// Ask a failed engine again.
     Retry,
+    /// Adjourn: the game leaves the server (engines stop); its unfinished record can be resumed.
+    Close,
 }
 
 fn one() -> u32 {
@@ -477,7 +479,7 @@ async fn game_state(State(app): State<Arc<App>>, Path(id): Path<u64>) -> Reply {
 }
 
 /// Carries out one action on a game.
-fn act(cell: &GameCell, action: Action) -> Result<Value, GuiError> {
+fn act(app: &App, cell: &GameCell, action: Action) -> Result<Value, GuiError> {
     let mut game = cell.lock();
     match action {
         Action::State => {}
@@ -492,7 +494,14 @@ fn act(cell: &GameCell, action: Action) -> Result<Value, GuiError> {
         }
         Action::Analyse { on, engine, multipv, ply } => game.analyse(on, engine, multipv, ply)?,
         Action::Resign => game.resign()?,
-        Action::Retry => game.retry(),
+        Action::Retry => game.retry()?,
+        Action::Close => {
+            game.close();
+            let id = game.id();
+            drop(game);
+            app.games.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            return Ok(json!({"type": "closed", "id": id}));
+        }
     }
     Ok(game.view())
 }
@@ -500,18 +509,18 @@ fn act(cell: &GameCell, action: Action) -> Result<Value, GuiError> {
 async fn action(State(app): State<Arc<App>>, Path(id): Path<u64>, body: String) -> Reply {
     let cell = app.cell(id)?;
     let action: Action = parse_body(&body)?;
-    act(&cell, action).map(Json)
+    act(&app, &cell, action).map(Json)
 }
 
 async fn socket(State(app): State<Arc<App>>, Path(id): Path<u64>, ws: WebSocketUpgrade) -> Response {
     match app.cell(id) {
-        Ok(cell) => ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, cell)),
+        Ok(cell) => ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, app, cell)),
         Err(e) => e.into_response(),
     }
 }
 
 /// One page's live connection to a game.
-async fn session(mut socket: WebSocket, cell: Arc<GameCell>) {
+async fn session(mut socket: WebSocket, app: Arc<App>, cell: Arc<GameCell>) {
     let mut updates = cell.updates.subscribe();
     let first = cell.lock().view().to_string();
     if socket.send(Message::Text(first.into())).await.is_err() {
@@ -523,7 +532,7 @@ async fn session(mut socket: WebSocket, cell: Arc<GameCell>) {
                 Some(Ok(Message::Text(text))) => {
                     let answer = serde_json::from_str::<Action>(text.as_str())
                         .map_err(|e| GuiError::BadRequest(format!("bad message: {e}")))
-                        .and_then(|a| act(&cell, a));
+                        .and_then(|a| act(&app, &cell, a));
                     match answer {
                         Ok(v) => v.to_string(),
                         Err(e) => json!({"type": "error", "error": e.to_string()}).to_string(),

@@ -269,6 +269,17 @@ function onMessage(msg) {
     case "error":
       showError(msg.error);
       break;
+    case "closed":
+      if (ui.game && ui.game.id === msg.id) {
+        if (ui.ws) { ui.ws.onclose = null; ui.ws.close(); ui.ws = null; }
+        ui.game = null;
+        ui.infos = [];
+        $("status").textContent = `Game ${msg.id} adjourned: resume it from the Games list.`;
+        $("resign").hidden = true;
+        $("adjourn").hidden = true;
+        refreshGames();
+      }
+      break;
   }
 }
 
@@ -288,6 +299,7 @@ function render() {
   const g = ui.game;
   if (ui.replay) return renderReplay();
   $("resign").hidden = !g;
+  $("adjourn").hidden = !g;
   if (!g) return;
   $("title").textContent = `Game ${g.id}: ${g.players[0]} – ${g.players[1]}, ${g.variant.name}, ${g.limit}`;
   $("status").textContent = statusText(g);
@@ -295,6 +307,7 @@ function render() {
   drawBoard(board, g.variant);
   $("live").hidden = ui.viewPly === null;
   $("resign").hidden = g.over || !g.human.some((h) => h);
+  $("adjourn").hidden = g.over;
   $("retry").hidden = !g.error || g.over;
   $("analyse").checked = !!g.analysis;
   if (g.analysis) { $("multipv").value = g.analysis.multipv; $("analyse-engine").value = g.analysis.engine; }
@@ -556,6 +569,7 @@ function renderReplay() {
   drawMoves(d.moves, r.ply, replayStep);
   $("live").hidden = true;
   $("resign").hidden = true;
+  $("adjourn").hidden = true;
   $("retry").hidden = true;
   $("clocks").hidden = true;
   drawInfos();
@@ -583,6 +597,7 @@ async function init() {
   $("refresh").addEventListener("click", refreshGames);
   $("resign").addEventListener("click", () => { if (confirm("Resign this game?")) send({ type: "resign" }); });
   $("retry").addEventListener("click", () => send({ type: "retry" }));
+  $("adjourn").addEventListener("click", () => send({ type: "close" }));
   $("analyse").addEventListener("change", (e) => setAnalysis(e.target.checked));
   $("multipv").addEventListener("change", () => { if ($("analyse").checked) setAnalysis(true); });
   $("live").addEventListener("click", () => {
