@@ -333,3 +333,39 @@ fn analysis_reports_lines_for_the_position_shown() {
     assert_eq!(status, 200);
     assert_eq!(s["analysis"], Value::Null);
 }
+
+#[test]
+fn games_end_by_time_resignation_and_the_draw_rules_with_their_reason() {
+    let dir = games_dir("endings");
+    let srv = server(vec![cubist_engine()], &dir);
+    let addr = srv.addr();
+    // The human's clock runs out.
+    let g = new_game(addr, json!({"variant": "hdc", "black": 0, "limit": {"kind": "clock", "base_s": 1, "inc_s": 0}}));
+    let id = g["id"].as_u64().unwrap();
+    assert_eq!(g["clocks_ms"][0].as_u64().map(|ms| ms <= 1000), Some(true));
+    let end = wait_for(10, "the flag", || Some(state(addr, id)).filter(|s| s["over"] == true));
+    assert_eq!((end["result"].as_str(), end["reason"].as_str()), (Some("0-1"), Some("time forfeit")));
+    // Resignation (human vs human: the side to move resigns).
+    let g = new_game(addr, json!({"variant": "haberkorn", "layers": 3}));
+    let id = g["id"].as_u64().unwrap();
+    let (status, s) = act(addr, id, json!({"type": "move", "move": "e2-IIIe3-III"}));
+    assert_eq!(status, 200, "{s}");
+    let (status, s) = act(addr, id, json!({"type": "resign"}));
+    assert_eq!(status, 200, "{s}");
+    assert_eq!((s["result"].as_str(), s["reason"].as_str()), (Some("1-0"), Some("resignation")));
+    let records = parse_records(&std::fs::read_to_string(dir.join(s["record"].as_str().unwrap())).unwrap()).unwrap();
+    assert_eq!(records[0].termination, Termination::Resignation);
+    // Positions set up from a FEN that are already drawn.
+    let empty = "8/8/8/8/8/8/8/8";
+    let cases = [
+        (format!("k7/8/8/8/8/8/8/7K|{empty}|{empty} w - - 0 1"), "dead material"),
+        (format!("k7/8/8/8/8/8/8/6QK|{empty}|{empty} w - - 100 80"), "fifty moves"),
+    ];
+    for (fen, reason) in cases {
+        let s = new_game(addr, json!({"variant": "haberkorn", "layers": 3, "fen": fen}));
+        assert_eq!(
+            (s["over"].as_bool(), s["result"].as_str(), s["reason"].as_str()),
+            (Some(true), Some("1/2-1/2"), Some(reason))
+        );
+    }
+}
