@@ -6,14 +6,12 @@
 //!
 //! Needs `chromium` and `chromedriver` (Debian: `chromium chromium-driver`),
 //! so it is ignored by default; run it with
-//! `cargo test --release --test gui_browser -- --ignored`. `CHROMEDRIVER` and
+//! `cargo test --release --test gui -- --ignored`. `CHROMEDRIVER` and
 //! `CHROMIUM` name other programs; the screenshot goes to `GUI_SCREENSHOT`
 //! (default `target/gui-browser.png`).
 
-mod common;
-
 use base64::Engine as _;
-use common::{cubist_engine, games_dir, http, server, wait_for};
+use super::common::{cubist_engine, games_dir, http, server, wait_for};
 use cubist::core::notation::parse_move_text;
 use cubist::core::{Position, Square, Variant};
 use serde_json::{Value, json};

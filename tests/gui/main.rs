@@ -1,7 +1,9 @@
 //! The GUI server through its HTTP and WebSocket API: a short game against
 //! the real engine, bad input refused without changing anything, resuming a
-//! game from its record, and engines that crash or hang.
+//! game from its record, and engines that crash or hang; and (ignored unless
+//! asked for, it needs Chromium) the page in a real browser, `browser.rs`.
 
+mod browser;
 mod common;
 
 use common::{cubist_engine, fake_engine, games_dir, http, http_with, server, wait_for};
