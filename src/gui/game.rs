@@ -21,6 +21,8 @@ pub const HUMAN: &str = "Human";
 pub const EVENT: &str = "Cubist GUI";
 /// Consecutive engine failures tolerated before the game is ended by the fault.
 pub const MAX_FAILURES: u32 = 3;
+/// How long an analysis runs with no page watching the game.
+pub const UNWATCHED_ANALYSIS: Duration = Duration::from_secs(60);
 /// How long a search with a depth limit may take.
 const DEPTH_WAIT: Duration = Duration::from_secs(600);
 
@@ -179,6 +181,7 @@ pub struct Game {
     failures: u32,
     workers: [Option<Worker>; 3],
     closed: bool,
+    unwatched_since: Option<Instant>,
     path: PathBuf,
     date: String,
 }
@@ -316,6 +319,7 @@ impl GameCell {
                 failures: 0,
                 workers: [None, None, None],
                 closed: false,
+                unwatched_since: None,
                 path,
                 date,
             }),
@@ -712,8 +716,23 @@ impl Game {
         }
     }
 
-    /// Called regularly: ends the game when the side to move's clock is out.
-    pub fn tick(&mut self) {
+    /// Called regularly with the number of pages watching: ends the game when
+    /// the side to move's clock is out, stops an analysis nobody watches.
+    pub fn tick(&mut self, watchers: usize) {
+        // An analysis nobody watches is an idle engine: it stops after a while.
+        if self.analysis.is_some() && watchers == 0 {
+            let since = *self.unwatched_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > UNWATCHED_ANALYSIS {
+                self.analysis = None;
+                self.tag += 1;
+                self.thinking = None;
+                if let Some(w) = self.workers[ANALYSIS].take() {
+                    w.send(Job::Stop);
+                }
+            }
+        } else {
+            self.unwatched_since = None;
+        }
         if self.ended.is_some() {
             return;
         }

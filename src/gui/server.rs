@@ -200,7 +200,8 @@ pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
                 loop {
                     every.tick().await;
                     for cell in ticker.cells() {
-                        cell.lock().tick();
+                        let watchers = cell.updates.receiver_count();
+                        cell.lock().tick(watchers);
                     }
                 }
             });

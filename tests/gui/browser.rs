@@ -10,8 +10,8 @@
 //! `CHROMIUM` name other programs; the screenshot goes to `GUI_SCREENSHOT`
 //! (default `target/gui-browser.png`).
 
-use base64::Engine as _;
 use super::common::{cubist_engine, games_dir, http, server, wait_for};
+use base64::Engine as _;
 use cubist::core::notation::parse_move_text;
 use cubist::core::{Position, Square, Variant};
 use serde_json::{Value, json};
