@@ -371,3 +371,31 @@ fn games_end_by_time_resignation_and_the_draw_rules_with_their_reason() {
         );
     }
 }
+
+#[test]
+fn a_promotion_offers_its_pieces_and_needs_one() {
+    let dir = games_dir("promotion");
+    let srv = server(vec![cubist_engine()], &dir);
+    let addr = srv.addr();
+    let empty = "8/8/8/8/8/8/8/8";
+    let fen = format!("8/4P3/8/8/8/8/8/k6K|{empty}|{empty} w - - 0 1");
+    let g = new_game(addr, json!({"variant": "haberkorn", "layers": 3, "fen": fen}));
+    let id = g["id"].as_u64().unwrap();
+    let (_, t) = act(addr, id, json!({"type": "targets", "from": "e7-I"}));
+    let e8 = t["targets"].as_array().unwrap().iter().find(|t| t["to"] == "e8-I").cloned().unwrap();
+    let mut letters = strings_of(&e8["promotions"]);
+    letters.sort();
+    assert_eq!(letters, vec!["b", "n", "q", "r"]);
+    assert_eq!(e8["move"], "e7-Ie8-I");
+    let (status, err) = act(addr, id, json!({"type": "move", "move": "e7-Ie8-I"}));
+    assert_eq!(status, 400, "a promotion without its piece: {err}");
+    let (status, err) = act(addr, id, json!({"type": "move", "move": "e7-Ie8-Id"}));
+    assert_eq!(status, 400, "no Duke in haberkorn: {err}");
+    let (status, s) = act(addr, id, json!({"type": "move", "move": "e7-Ie8-In"}));
+    assert_eq!(status, 200, "{s}");
+    assert!(s["board"]["fen"].as_str().unwrap().starts_with("4N3/"), "{s}");
+}
+
+fn strings_of(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
