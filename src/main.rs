@@ -27,6 +27,8 @@ enum Command {
     Match(Box<MatchArgs>),
     /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
     Bench(BenchArgs),
+    /// Serve the browser GUI: play, analyse, watch and replay games.
+    Gui(cubist::gui::GuiArgs),
 }
 
 #[derive(Args)]
@@ -242,6 +244,7 @@ fn main() -> ExitCode {
             cubist::bench::run(args.depth, args.threads, args.hash, &mut std::io::stdout().lock());
             Ok(())
         }
+        Some(Command::Gui(args)) => cubist::gui::run(args).map_err(|e| e.to_string()),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).init();

@@ -154,6 +154,19 @@ impl EngineProcess {
         Ok(SearchReply { bestmove, score, elapsed: line.at.saturating_duration_since(sent) })
     }
 
+    /// The next line the engine writes, waiting at most `timeout` (`None` when
+    /// nothing came): for clients that follow a search line by line.
+    pub fn read_line(&mut self, timeout: Duration) -> Result<Option<String>, ProcessError> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                log::trace!("< {}", line.text);
+                Ok(Some(line.text))
+            }
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => Err(ProcessError::Crashed),
+        }
+    }
+
     /// Waits for the first line that `done` accepts, passing every line to it.
     fn wait_for(
         &mut self,

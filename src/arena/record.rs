@@ -18,6 +18,9 @@ pub enum GameResult {
     BlackWins,
     /// `1/2-1/2`.
     Draw,
+    /// `*`: still being played (the GUI's records of unfinished games; the
+    /// match runner never writes it).
+    Unfinished,
 }
 
 impl GameResult {
@@ -27,15 +30,16 @@ impl GameResult {
             GameResult::WhiteWins => "1-0",
             GameResult::BlackWins => "0-1",
             GameResult::Draw => "1/2-1/2",
+            GameResult::Unfinished => "*",
         }
     }
 
-    /// White's points: 1, ½ or 0.
+    /// White's points: 1, ½ or 0 (an unfinished game counts ½).
     pub fn white_points(self) -> f64 {
         match self {
             GameResult::WhiteWins => 1.0,
             GameResult::BlackWins => 0.0,
-            GameResult::Draw => 0.5,
+            GameResult::Draw | GameResult::Unfinished => 0.5,
         }
     }
 }
@@ -69,11 +73,15 @@ pub enum Termination {
     Crash,
     /// No `uciok`/`readyok` in time.
     NoReadyok,
+    /// A player resigned (the GUI).
+    Resignation,
+    /// The game is still being played (the GUI's unfinished records).
+    Unterminated,
 }
 
 impl Termination {
     /// Every termination, for parsing.
-    pub const ALL: [Termination; 13] = [
+    pub const ALL: [Termination; 15] = [
         Termination::Checkmate,
         Termination::Stalemate,
         Termination::Repetition,
@@ -87,6 +95,8 @@ impl Termination {
         Termination::MalformedMove,
         Termination::Crash,
         Termination::NoReadyok,
+        Termination::Resignation,
+        Termination::Unterminated,
     ];
 
     /// The tag text.
@@ -105,6 +115,8 @@ impl Termination {
             Termination::MalformedMove => "malformed move",
             Termination::Crash => "crash",
             Termination::NoReadyok => "no readyok",
+            Termination::Resignation => "resignation",
+            Termination::Unterminated => "unterminated",
         }
     }
 
@@ -317,6 +329,7 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
         "1-0" => GameResult::WhiteWins,
         "0-1" => GameResult::BlackWins,
         "1/2-1/2" => GameResult::Draw,
+        "*" => GameResult::Unfinished,
         other => return Err(RecordError::BadTag(n, "Result", other.to_string())),
     };
     let variant = match tag("Variant")?.as_str() {
@@ -431,6 +444,20 @@ mod tests {
         let back = parse_records(std::str::from_utf8(&buf).unwrap()).unwrap();
         assert_eq!(back[0].variant, v);
         assert_eq!(back[0], rec);
+    }
+
+    #[test]
+    fn unfinished_record_round_trips() {
+        let mut rec = sample(Variant::hdc(), &["e2-IVe4-IV", "e7-IVe5-IV"]);
+        rec.result = GameResult::Unfinished;
+        rec.termination = Termination::Unterminated;
+        rec.comment = String::new();
+        let mut buf = Vec::new();
+        rec.write(&mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("[Result \"*\"]") && text.contains("[Termination \"unterminated\"]"));
+        assert!(text.contains("e7-IVe5-IV *"));
+        assert_eq!(parse_records(&text).unwrap(), vec![rec]);
     }
 
     #[test]

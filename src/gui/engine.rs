@@ -1,0 +1,383 @@
+//! Engines as UCI child processes, each driven by a worker thread: the GUI
+//! is a UCI client (through [`crate::arena::process::EngineProcess`]), never
+//! a shortcut into the search.
+//!
+//! A worker owns at most one process. It starts it on the first search,
+//! sends the variant and options whenever they change, forwards every `info`
+//! line as it arrives, and reports `bestmove` or the failure. A crashed or
+//! hung engine is killed and reported; the next search starts a fresh one.
+//! A worker left idle for [`IDLE_TIMEOUT`] quits its engine and ends.
+
+use crate::arena::config::{DEFAULT_TIMEMARGIN, EngineSpec, Limit};
+use crate::arena::process::{EngineProcess, ProcessError};
+use crate::core::Color;
+use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long an engine may stay idle before its process is shut down.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Extra time an engine gets beyond its own limit before it counts as hung.
+pub const HANG_GRACE: Duration = Duration::from_secs(5);
+/// How often a searching worker looks at its job queue.
+const POLL: Duration = Duration::from_millis(50);
+
+/// An engine program named on the command line (`--engine "CMD [ARGS…]"`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineCmd {
+    /// The name shown on the page and written to records.
+    pub name: String,
+    /// The program.
+    pub cmd: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl EngineCmd {
+    /// Reads `CMD [ARGS…]` (split at whitespace); the name is the program's file name.
+    pub fn parse(text: &str) -> Option<EngineCmd> {
+        let mut words = text.split_whitespace().map(str::to_string);
+        let cmd = words.next()?;
+        let name = std::path::Path::new(&cmd).file_name().map_or(cmd.clone(), |n| n.to_string_lossy().into_owned());
+        Some(EngineCmd { name, cmd, args: words.collect() })
+    }
+}
+
+/// One search for a worker.
+#[derive(Clone, Debug)]
+pub struct SearchJob {
+    /// Lines that configure the engine (variant and options); sent, with
+    /// `ucinewgame` and `isready`, only when they differ from the last search's.
+    pub setup: Vec<String>,
+    /// The `position …` line.
+    pub position: String,
+    /// The `go …` line.
+    pub go: String,
+    /// How long to wait for `bestmove` before the engine counts as hung (`None`: until stopped).
+    pub wait: Option<Duration>,
+    /// The side to move, to give scores from White's view.
+    pub side: Color,
+    /// Identifies the search; echoed in every event.
+    pub tag: u64,
+}
+
+/// What a worker is asked to do.
+#[derive(Debug)]
+pub enum Job {
+    /// Search (stopping any search in progress first).
+    Search(SearchJob),
+    /// Stop the search in progress; its `bestmove` is still reported.
+    Stop,
+}
+
+/// What a worker reports.
+#[derive(Clone, Debug)]
+pub enum EngineEvent {
+    /// An `info` line with a score or a PV.
+    Info(u64, Info),
+    /// The search ended with this move text.
+    BestMove(u64, String),
+    /// The engine failed (could not start, crashed, hung); it was shut down.
+    Failed(u64, String),
+}
+
+/// One parsed `info` line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Info {
+    /// Depth in plies.
+    pub depth: Option<u32>,
+    /// Selective depth.
+    pub seldepth: Option<u32>,
+    /// Which principal variation (1 = best).
+    pub multipv: u32,
+    /// Centipawns from the side to move's view.
+    pub cp: Option<i32>,
+    /// Mate in moves from the side to move's view.
+    pub mate: Option<i32>,
+    /// Centipawns from White's view.
+    pub white_cp: Option<i32>,
+    /// Mate in moves from White's view (positive: White mates).
+    pub white_mate: Option<i32>,
+    /// `lowerbound` or `upperbound` when the score is a bound.
+    pub bound: Option<String>,
+    /// Nodes searched.
+    pub nodes: Option<u64>,
+    /// Nodes per second.
+    pub nps: Option<u64>,
+    /// Hash fill in permille.
+    pub hashfull: Option<u32>,
+    /// Milliseconds searched.
+    pub time: Option<u64>,
+    /// The principal variation in protocol move text.
+    pub pv: Vec<String>,
+}
+
+/// Parses an `info` line; `None` for lines without a score or PV (`info string`, `currmove`).
+pub fn parse_info(line: &str, side: Color) -> Option<Info> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("info") {
+        return None;
+    }
+    let mut info = Info { multipv: 1, ..Info::default() };
+    while let Some(word) = words.next() {
+        match word {
+            "depth" => info.depth = words.next().and_then(|w| w.parse().ok()),
+            "seldepth" => info.seldepth = words.next().and_then(|w| w.parse().ok()),
+            "multipv" => info.multipv = words.next().and_then(|w| w.parse().ok()).unwrap_or(1),
+            "nodes" => info.nodes = words.next().and_then(|w| w.parse().ok()),
+            "nps" => info.nps = words.next().and_then(|w| w.parse().ok()),
+            "hashfull" => info.hashfull = words.next().and_then(|w| w.parse().ok()),
+            "time" => info.time = words.next().and_then(|w| w.parse().ok()),
+            "lowerbound" | "upperbound" => info.bound = Some(word.to_string()),
+            "score" => match (words.next(), words.next().and_then(|w| w.parse::<i32>().ok())) {
+                (Some("cp"), Some(v)) => info.cp = Some(v),
+                (Some("mate"), Some(v)) => info.mate = Some(v),
+                _ => return None,
+            },
+            "pv" => {
+                info.pv = words.by_ref().map(str::to_string).collect();
+            }
+            "string" => return None,
+            _ => {}
+        }
+    }
+    if info.cp.is_none() && info.mate.is_none() && info.pv.is_empty() {
+        return None;
+    }
+    let sign = if side == Color::White { 1 } else { -1 };
+    info.white_cp = info.cp.map(|v| v * sign);
+    info.white_mate = info.mate.map(|v| v * sign);
+    Some(info)
+}
+
+/// Counts live engine processes against the server's cap.
+#[derive(Debug)]
+pub struct ProcessCap {
+    live: AtomicUsize,
+    max: usize,
+}
+
+impl ProcessCap {
+    /// A cap of `max` processes.
+    pub fn new(max: usize) -> Arc<ProcessCap> {
+        Arc::new(ProcessCap { live: AtomicUsize::new(0), max })
+    }
+
+    /// Engine processes running now.
+    pub fn live(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
+    }
+
+    fn acquire(&self) -> bool {
+        self.live.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < self.max).then_some(n + 1)).is_ok()
+    }
+
+    fn release(&self) {
+        self.live.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A handle to a worker thread; dropping it ends the worker and its engine.
+pub struct Worker {
+    jobs: Sender<Job>,
+}
+
+impl Worker {
+    /// Starts a worker for `engine` that reports through `sink`.
+    pub fn spawn(engine: EngineCmd, cap: Arc<ProcessCap>, sink: impl Fn(EngineEvent) + Send + 'static) -> Worker {
+        let (tx, rx) = channel();
+        thread::spawn(move || Runner { engine, cap, sink: Box::new(sink), process: None, setup: Vec::new() }.run(rx));
+        Worker { jobs: tx }
+    }
+
+    /// Queues a job; `false` when the worker has ended (idle) and a new one is needed.
+    pub fn send(&self, job: Job) -> bool {
+        self.jobs.send(job).is_ok()
+    }
+}
+
+/// The worker thread's state.
+struct Runner {
+    engine: EngineCmd,
+    cap: Arc<ProcessCap>,
+    sink: Box<dyn Fn(EngineEvent) + Send>,
+    process: Option<EngineProcess>,
+    setup: Vec<String>,
+}
+
+impl Runner {
+    fn run(mut self, jobs: Receiver<Job>) {
+        let mut next: Option<SearchJob> = None;
+        loop {
+            let job = match next.take() {
+                Some(job) => job,
+                None => match jobs.recv_timeout(IDLE_TIMEOUT) {
+                    Ok(Job::Search(job)) => job,
+                    Ok(Job::Stop) => continue,
+                    Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
+                },
+            };
+            let tag = job.tag;
+            match self.search(&job, &jobs, &mut next) {
+                Ok(Some(mv)) => (self.sink)(EngineEvent::BestMove(tag, mv)),
+                Ok(None) => break,
+                Err(e) => {
+                    self.shut_down();
+                    (self.sink)(EngineEvent::Failed(tag, format!("{}: {e}", self.engine.name)));
+                }
+            }
+        }
+        self.shut_down();
+    }
+
+    fn shut_down(&mut self) {
+        if let Some(p) = self.process.take() {
+            p.quit();
+            self.cap.release();
+        }
+        self.setup.clear();
+    }
+
+    /// Runs one search; `Ok(None)` when the GUI went away meanwhile.
+    fn search(
+        &mut self,
+        job: &SearchJob,
+        jobs: &Receiver<Job>,
+        next: &mut Option<SearchJob>,
+    ) -> Result<Option<String>, String> {
+        if self.process.is_none() {
+            if !self.cap.acquire() {
+                return Err(format!("too many engine processes (at most {})", self.cap.max));
+            }
+            let spec = EngineSpec {
+                name: self.engine.name.clone(),
+                cmd: self.engine.cmd.clone(),
+                args: self.engine.args.clone(),
+                options: Vec::new(),
+                limit: Limit::default(),
+                timemargin: DEFAULT_TIMEMARGIN,
+                ready_timeout: Duration::from_secs(10),
+            };
+            match EngineProcess::start(&spec) {
+                Ok(p) => self.process = Some(p),
+                Err(e) => {
+                    self.cap.release();
+                    return Err(e.to_string());
+                }
+            }
+        }
+        let Some(process) = self.process.as_mut() else { return Err("no engine process".into()) };
+        let err = |e: ProcessError| e.to_string();
+        if self.setup != job.setup {
+            for line in &job.setup {
+                process.send(line).map_err(err)?;
+            }
+            process.send("ucinewgame").map_err(err)?;
+            self.setup = job.setup.clone();
+        }
+        process.is_ready().map_err(err)?;
+        process.send(&job.position).map_err(err)?;
+        process.send(&job.go).map_err(err)?;
+        let mut deadline = job.wait.map(|w| Instant::now() + w + HANG_GRACE);
+        let mut stopped = false;
+        loop {
+            match process.read_line(POLL).map_err(err)? {
+                Some(line) if line == "bestmove" || line.starts_with("bestmove ") => {
+                    let mv = line.split_whitespace().nth(1).unwrap_or("").to_string();
+                    return Ok(Some(mv));
+                }
+                Some(line) => {
+                    if let Some(info) = parse_info(&line, job.side) {
+                        (self.sink)(EngineEvent::Info(job.tag, info));
+                    }
+                }
+                None => {}
+            }
+            let stop = match jobs.try_recv() {
+                Ok(Job::Stop) => true,
+                Ok(Job::Search(newer)) => {
+                    *next = Some(newer);
+                    true
+                }
+                Err(TryRecvError::Empty) => false,
+                Err(TryRecvError::Disconnected) => return Ok(None),
+            };
+            if stop && !stopped {
+                stopped = true;
+                process.send("stop").map_err(err)?;
+                deadline = Some(Instant::now() + HANG_GRACE);
+            }
+            if deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(format!(
+                    "no bestmove within the time allowed (+{} s): the engine hangs",
+                    HANG_GRACE.as_secs()
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_lines_parse_with_white_view() {
+        let line = "info depth 5 seldepth 10 multipv 2 score cp -119 upperbound nodes 12186 nps 248693 hashfull 2 time 49 pv d1-IVf3-IV d8-IVd6-IV";
+        let info = parse_info(line, Color::Black).unwrap();
+        assert_eq!(info.depth, Some(5));
+        assert_eq!(info.seldepth, Some(10));
+        assert_eq!(info.multipv, 2);
+        assert_eq!(info.cp, Some(-119));
+        assert_eq!(info.white_cp, Some(119));
+        assert_eq!(info.bound.as_deref(), Some("upperbound"));
+        assert_eq!(info.nodes, Some(12186));
+        assert_eq!(info.nps, Some(248693));
+        assert_eq!(info.hashfull, Some(2));
+        assert_eq!(info.time, Some(49));
+        assert_eq!(info.pv, vec!["d1-IVf3-IV", "d8-IVd6-IV"]);
+        let mate = parse_info("info depth 3 score mate 2 pv a", Color::White).unwrap();
+        assert_eq!((mate.mate, mate.white_mate, mate.multipv), (Some(2), Some(2), 1));
+        assert_eq!(parse_info("info string hello", Color::White), None);
+        assert_eq!(parse_info("info currmove e2-IVe4-IV currmovenumber 1", Color::White), None);
+        assert_eq!(parse_info("bestmove a", Color::White), None);
+        assert_eq!(parse_info("info score banana 3", Color::White), None);
+    }
+
+    #[test]
+    fn engine_commands_split_at_whitespace() {
+        let e = EngineCmd::parse(" /usr/bin/cubist  uci ").unwrap();
+        assert_eq!(
+            (e.name.as_str(), e.cmd.as_str(), e.args.clone()),
+            ("cubist", "/usr/bin/cubist", vec!["uci".to_string()])
+        );
+        assert_eq!(EngineCmd::parse("   "), None);
+    }
+
+    #[test]
+    fn a_missing_program_is_reported_and_releases_the_cap() {
+        let cap = ProcessCap::new(1);
+        let (tx, rx) = channel();
+        let engine = EngineCmd::parse("/nonexistent/engine").unwrap();
+        let worker = Worker::spawn(engine, cap.clone(), move |e| {
+            let _ = tx.send(e);
+        });
+        let job = SearchJob {
+            setup: vec![],
+            position: "position startpos".into(),
+            go: "go depth 1".into(),
+            wait: Some(Duration::from_secs(1)),
+            side: Color::White,
+            tag: 7,
+        };
+        assert!(worker.send(Job::Search(job)));
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            EngineEvent::Failed(7, why) => assert!(why.contains("cannot start"), "{why}"),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(cap.live(), 0);
+    }
+}

@@ -1,0 +1,637 @@
+//! The HTTP and WebSocket server: the embedded page, the game API, records
+//! for replay and resuming.
+//!
+//! API (JSON; errors are `{"type":"error","error":"…"}` with a 4xx status):
+//! `GET /api/config`; `GET /api/games` (live games and unfinished records);
+//! `POST /api/games` (a new game); `POST /api/resume {"file"}`;
+//! `GET /api/games/{id}`; `POST /api/games/{id}/action` (one [`Action`]);
+//! `GET /api/games/{id}/ws` (the same actions as text messages, and every
+//! change of the game pushed); `GET /api/records`; `GET /api/records/{file}?game=N`
+//! and `POST /api/replay?game=N` (a record's text) for replay.
+
+use super::engine::{EngineCmd, ProcessCap};
+use super::game::{
+    EVENT, EngineOptions, GameCell, HUMAN, Setup, ThinkLimit, board_view, parse_clocks, today, variant_view,
+};
+use super::{GuiConfig, GuiError};
+use crate::arena::record::{GameRecord, GameResult, parse_records};
+use crate::core::square::ROMAN;
+use crate::core::{Position, Variant, VariantKind};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{broadcast, oneshot};
+
+/// The page.
+const INDEX_HTML: &str = include_str!("assets/index.html");
+/// The page's script.
+const APP_JS: &str = include_str!("assets/app.js");
+/// The page's style sheet.
+const STYLE_CSS: &str = include_str!("assets/style.css");
+/// Largest request body (record uploads included).
+pub const MAX_BODY: usize = 4 << 20;
+/// Largest WebSocket message from the page.
+pub const MAX_WS_MESSAGE: usize = 16 << 10;
+/// Finished games kept in memory (they stay on disk).
+const KEEP_FINISHED: usize = 32;
+
+/// What the page may ask of a game.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// The whole state.
+    State,
+    /// The legal targets of the piece on a square.
+    Targets {
+        /// The square, e.g. `e2-IV`.
+        from: String,
+    },
+    /// A human move in protocol text.
+    Move {
+        /// The move, e.g. `e2-IVe4-IV` or `e7-IIe8-IIq`.
+        #[serde(rename = "move")]
+        mv: String,
+    },
+    /// The board after `ply` moves (stepping through the move list).
+    View {
+        /// Plies from the start.
+        ply: usize,
+    },
+    /// Analysis on or off.
+    Analyse {
+        /// On or off.
+        on: bool,
+        /// The engine's index.
+        #[serde(default)]
+        engine: usize,
+        /// Principal variations.
+        #[serde(default = "one")]
+        multipv: u32,
+        /// The position after this many plies (default: the current one).
+        ply: Option<usize>,
+    },
+    /// The human resigns.
+    Resign,
+    /// Ask a failed engine again.
+    Retry,
+    /// Adjourn: the game leaves the server (engines stop); its unfinished record can be resumed.
+    Close,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A new game as the page asks for it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    /// `hdc` or `haberkorn`.
+    pub variant: String,
+    /// Haberkorn layers (3–8, default 8).
+    pub layers: Option<u8>,
+    /// Haberkorn: White's setup layer, 1-based (default 4, or the lowest layer that exists).
+    pub white_layer: Option<u8>,
+    /// Haberkorn: Black's setup layer, 1-based.
+    pub black_layer: Option<u8>,
+    /// Haberkorn: en passant on.
+    #[serde(default)]
+    pub en_passant: bool,
+    /// Haberkorn: castling on.
+    #[serde(default)]
+    pub castling: bool,
+    /// Haberkorn: setup layers chosen at random.
+    #[serde(default)]
+    pub random_constellation: bool,
+    /// Start from this 3D-FEN.
+    pub fen: Option<String>,
+    /// White's engine index (absent: a human).
+    pub white: Option<usize>,
+    /// Black's engine index (absent: a human).
+    pub black: Option<usize>,
+    /// How long engines think.
+    pub limit: Option<ThinkLimit>,
+    /// Engine options.
+    pub options: Option<EngineOptions>,
+}
+
+/// The server's shared state.
+struct App {
+    engines: Arc<Vec<EngineCmd>>,
+    cap: Arc<ProcessCap>,
+    dir: PathBuf,
+    games: Mutex<BTreeMap<u64, Arc<GameCell>>>,
+    next_id: AtomicU64,
+    max_games: usize,
+}
+
+/// A running server.
+pub struct Running {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Blocks until the server ends.
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Binds the address and serves on a thread of its own (dropping the handle stops it).
+pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
+    std::fs::create_dir_all(&config.games_dir)?;
+    let listener = std::net::TcpListener::bind(config.addr)?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let app = Arc::new(App {
+        engines: Arc::new(config.engines),
+        cap: ProcessCap::new(config.max_engines),
+        dir: config.games_dir,
+        games: Mutex::new(BTreeMap::new()),
+        next_id: AtomicU64::new(1),
+        max_games: config.max_games,
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let listener = match tokio::net::TcpListener::from_std(listener) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return;
+                }
+            };
+            let ticker = app.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_millis(200));
+                loop {
+                    every.tick().await;
+                    for cell in ticker.cells() {
+                        let watchers = cell.updates.receiver_count();
+                        cell.lock().tick(watchers);
+                    }
+                }
+            });
+            let served = axum::serve(listener, router(app)).with_graceful_shutdown(async {
+                let _ = stopped.await;
+            });
+            if let Err(e) = served.await {
+                eprintln!("error: {e}");
+            }
+        });
+    });
+    Ok(Running { addr, stop: Some(stop), thread: Some(thread) })
+}
+
+fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(|| async { Html(INDEX_HTML) }))
+        .route("/app.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], APP_JS) }))
+        .route("/style.css", get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE_CSS) }))
+        .route("/api/config", get(config))
+        .route("/api/games", get(list_games).post(new_game))
+        .route("/api/resume", post(resume))
+        .route("/api/games/{id}", get(game_state))
+        .route("/api/games/{id}/action", post(action))
+        .route("/api/games/{id}/ws", get(socket))
+        .route("/api/records", get(list_records))
+        .route("/api/records/{file}", get(record_file))
+        .route("/api/replay", post(replay_upload))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(same_origin))
+        .with_state(app)
+}
+
+/// Refuses requests that another site's page makes from the user's browser
+/// (a form post, a WebSocket): a browser always sends `Origin` with those, and
+/// it must name the host the page was served from.
+async fn same_origin(request: Request, next: Next) -> Response {
+    if let Some(refusal) = foreign_origin(&request) {
+        return refusal.into_response();
+    }
+    next.run(request).await
+}
+
+/// The refusal for a request whose `Origin` is not the host it was sent to.
+fn foreign_origin(request: &Request) -> Option<GuiError> {
+    let header_text = |name: header::HeaderName| request.headers().get(name).and_then(|v| v.to_str().ok());
+    let origin = header_text(header::ORIGIN)?;
+    let host = header_text(header::HOST).unwrap_or("");
+    let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+    (origin_host != host).then(|| GuiError::Forbidden(format!("requests from {origin} are not allowed")))
+}
+
+impl IntoResponse for GuiError {
+    fn into_response(self) -> Response {
+        let status = match self {
+            GuiError::NotFound(_) => StatusCode::NOT_FOUND,
+            GuiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            GuiError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
+            GuiError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        (status, Json(json!({"type": "error", "error": self.to_string()}))).into_response()
+    }
+}
+
+type Reply = Result<Json<Value>, GuiError>;
+
+/// Parses a JSON body into `T`, with serde's message as the error.
+fn parse_body<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, GuiError> {
+    serde_json::from_str(body).map_err(|e| GuiError::BadRequest(format!("bad request: {e}")))
+}
+
+impl App {
+    fn cells(&self) -> Vec<Arc<GameCell>> {
+        self.games.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
+    }
+
+    fn cell(&self, id: u64) -> Result<Arc<GameCell>, GuiError> {
+        let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        games.get(&id).cloned().ok_or_else(|| GuiError::NotFound(format!("game {id}")))
+    }
+
+    /// Registers a new game after checking the cap on games in progress.
+    fn add(
+        &self,
+        setup: Setup,
+        moves: &[String],
+        clocks: Option<[Duration; 2]>,
+        path: Option<PathBuf>,
+        date: String,
+    ) -> Result<Arc<GameCell>, GuiError> {
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        let live = games.values().filter(|c| !c.lock().is_over()).count();
+        if live >= self.max_games {
+            return Err(GuiError::Limit(format!(
+                "{live} games are in progress (at most {}): finish or resign one first",
+                self.max_games
+            )));
+        }
+        let finished: Vec<u64> = games.iter().filter(|(_, c)| c.lock().is_over()).map(|(id, _)| *id).collect();
+        for id in finished.iter().take(finished.len().saturating_sub(KEEP_FINISHED)) {
+            games.remove(id);
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let path = path.unwrap_or_else(|| {
+            let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            self.dir.join(format!("gui-{secs}-{id}.pgn"))
+        });
+        let cell = GameCell::create(id, setup, moves, clocks, self.engines.clone(), self.cap.clone(), path, date)?;
+        games.insert(id, cell.clone());
+        Ok(cell)
+    }
+
+    fn engine(&self, index: Option<usize>) -> Result<Option<usize>, GuiError> {
+        match index {
+            Some(i) if i >= self.engines.len() => Err(GuiError::BadRequest(format!("no engine {i}"))),
+            other => Ok(other),
+        }
+    }
+
+    /// A record file inside the games folder, by a plain file name only.
+    fn record_path(&self, file: &str) -> Result<PathBuf, GuiError> {
+        let plain = !file.is_empty()
+            && !file.starts_with('.')
+            && file.ends_with(".pgn")
+            && file.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+        if !plain {
+            return Err(GuiError::BadRequest(format!(
+                "'{file}' is not a record file name (letters, digits, . - _; .pgn)"
+            )));
+        }
+        let path = self.dir.join(file);
+        if !path.is_file() {
+            return Err(GuiError::NotFound(file.to_string()));
+        }
+        Ok(path)
+    }
+}
+
+async fn config(State(app): State<Arc<App>>) -> Json<Value> {
+    let names: Vec<&str> = app.engines.iter().map(|e| e.name.as_str()).collect();
+    Json(json!({
+        "engines": names,
+        "max_games": app.max_games,
+        "max_threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+/// Unfinished GUI records on disk that are not loaded: (file, record).
+fn unfinished_records(app: &App) -> Vec<(String, GameRecord)> {
+    let loaded: Vec<PathBuf> = app.cells().iter().map(|c| c.lock().path().to_path_buf()).collect();
+    let Ok(dir) = std::fs::read_dir(&app.dir) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in dir.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("gui-") || !name.ends_with(".pgn") || loaded.contains(&path) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        if let Ok(mut records) = parse_records(&text)
+            && records.len() == 1
+            && records[0].event == EVENT
+            && records[0].result == GameResult::Unfinished
+        {
+            out.push((name, records.remove(0)));
+        }
+    }
+    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out
+}
+
+async fn list_games(State(app): State<Arc<App>>) -> Json<Value> {
+    let live: Vec<Value> = app
+        .cells()
+        .iter()
+        .map(|c| {
+            let g = c.lock();
+            let v = g.view();
+            json!({"id": g.id(), "players": v["players"], "plies": g.moves().len(), "over": v["over"],
+                   "result": v["result"], "reason": v["reason"], "variant": v["variant"]["name"]})
+        })
+        .collect();
+    let unfinished: Vec<Value> = unfinished_records(&app)
+        .into_iter()
+        .map(|(file, r)| {
+            json!({"file": file, "players": [r.white, r.black], "plies": r.moves.len(),
+                   "variant": r.variant.to_string(), "date": r.date})
+        })
+        .collect();
+    Json(json!({"live": live, "unfinished": unfinished}))
+}
+
+async fn new_game(State(app): State<Arc<App>>, body: String) -> Reply {
+    let req: NewGame = parse_body(&body)?;
+    let variant = match req.variant.as_str() {
+        "hdc" => Variant::hdc(),
+        "haberkorn" => {
+            let layers = req.layers.unwrap_or(8);
+            if !(3..=8).contains(&layers) {
+                return Err(GuiError::BadRequest(format!("haberkorn has 3 to 8 layers, not {layers}")));
+            }
+            let (w, b) = if req.random_constellation {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.subsec_nanos() as usize);
+                let l = layers as usize;
+                (1 + (nanos % l) as u8, 1 + (nanos / l % l) as u8)
+            } else {
+                (req.white_layer.unwrap_or(4.min(layers)), req.black_layer.unwrap_or(5.min(layers)))
+            };
+            Variant::haberkorn_with(layers, w, b, req.en_passant, req.castling)
+                .map_err(|e| GuiError::BadRequest(e.to_string()))?
+        }
+        other => return Err(GuiError::BadRequest(format!("unknown variant '{other}' (hdc or haberkorn)"))),
+    };
+    let start = match req.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        Some(fen) => Position::from_fen(fen, variant)?,
+        None => Position::start(variant),
+    };
+    let setup = Setup {
+        variant,
+        start,
+        players: [app.engine(req.white)?, app.engine(req.black)?],
+        limit: req.limit.unwrap_or(ThinkLimit::Movetime { ms: 1000 }).check()?,
+        options: req.options.unwrap_or_default().check()?,
+    };
+    let cell = app.add(setup, &[], None, None, today())?;
+    let view = cell.lock().view();
+    Ok(Json(view))
+}
+
+#[derive(Deserialize)]
+struct ResumeRequest {
+    file: String,
+}
+
+async fn resume(State(app): State<Arc<App>>, body: String) -> Reply {
+    let req: ResumeRequest = parse_body(&body)?;
+    let path = app.record_path(&req.file)?;
+    if let Some(cell) = app.cells().into_iter().find(|c| c.lock().path() == path) {
+        let view = cell.lock().view();
+        return Ok(Json(view));
+    }
+    let text = std::fs::read_to_string(&path)?;
+    let mut records = parse_records(&text)?;
+    if records.len() != 1 || records[0].event != EVENT || records[0].result != GameResult::Unfinished {
+        return Err(GuiError::BadRequest(format!("{} is not an unfinished GUI game", req.file)));
+    }
+    let r = records.remove(0);
+    let player = |name: &str| -> Result<Option<usize>, GuiError> {
+        if name == HUMAN {
+            return Ok(None);
+        }
+        app.engines.iter().position(|e| e.name == name).map(Some).ok_or_else(|| {
+            GuiError::BadRequest(format!("engine '{name}' is not running here (start the server with --engine)"))
+        })
+    };
+    let setup = Setup {
+        variant: r.variant,
+        start: Position::from_fen(&r.fen, r.variant)?,
+        players: [player(&r.white)?, player(&r.black)?],
+        limit: ThinkLimit::parse(&r.time_control).unwrap_or(ThinkLimit::Movetime { ms: 1000 }),
+        options: EngineOptions::default(),
+    };
+    let cell = app.add(setup, &r.moves, parse_clocks(&r.comment), Some(path), r.date)?;
+    let view = cell.lock().view();
+    Ok(Json(view))
+}
+
+async fn game_state(State(app): State<Arc<App>>, Path(id): Path<u64>) -> Reply {
+    let cell = app.cell(id)?;
+    let view = cell.lock().view();
+    Ok(Json(view))
+}
+
+/// Carries out one action on a game.
+fn act(app: &App, cell: &GameCell, action: Action) -> Result<Value, GuiError> {
+    let mut game = cell.lock();
+    match action {
+        Action::State => {}
+        Action::Targets { from } => return game.targets(&from),
+        Action::Move { mv } => game.human_move(&mv)?,
+        Action::View { ply } => {
+            let (pos, last) = game.position_at(ply)?;
+            let mut board = board_view(&pos, last);
+            board["type"] = json!("board");
+            board["ply"] = json!(ply);
+            return Ok(board);
+        }
+        Action::Analyse { on, engine, multipv, ply } => game.analyse(on, engine, multipv, ply)?,
+        Action::Resign => game.resign()?,
+        Action::Retry => game.retry()?,
+        Action::Close => {
+            game.close();
+            let id = game.id();
+            drop(game);
+            app.games.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            return Ok(json!({"type": "closed", "id": id}));
+        }
+    }
+    Ok(game.view())
+}
+
+async fn action(State(app): State<Arc<App>>, Path(id): Path<u64>, body: String) -> Reply {
+    let cell = app.cell(id)?;
+    let action: Action = parse_body(&body)?;
+    act(&app, &cell, action).map(Json)
+}
+
+async fn socket(State(app): State<Arc<App>>, Path(id): Path<u64>, ws: WebSocketUpgrade) -> Response {
+    match app.cell(id) {
+        Ok(cell) => ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, app, cell)),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// One page's live connection to a game.
+async fn session(mut socket: WebSocket, app: Arc<App>, cell: Arc<GameCell>) {
+    let mut updates = cell.updates.subscribe();
+    let first = cell.lock().view().to_string();
+    if socket.send(Message::Text(first.into())).await.is_err() {
+        return;
+    }
+    loop {
+        let reply = tokio::select! {
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    let answer = serde_json::from_str::<Action>(text.as_str())
+                        .map_err(|e| GuiError::BadRequest(format!("bad message: {e}")))
+                        .and_then(|a| act(&app, &cell, a));
+                    match answer {
+                        Ok(v) => v.to_string(),
+                        Err(e) => json!({"type": "error", "error": e.to_string()}).to_string(),
+                    }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    json!({"type": "error", "error": "binary messages are not understood"}).to_string()
+                }
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
+                Some(Ok(_)) => continue,
+            },
+            update = updates.recv() => match update {
+                Ok(text) => text,
+                Err(broadcast::error::RecvError::Lagged(_)) => cell.lock().view().to_string(),
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+        };
+        if socket.send(Message::Text(reply.into())).await.is_err() {
+            break;
+        }
+    }
+}
+
+async fn list_records(State(app): State<Arc<App>>) -> Reply {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&app.dir)?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".pgn") && app.record_path(&name).is_ok() {
+            let size = entry.metadata().map_or(0, |m| m.len());
+            files.push(json!({"file": name, "bytes": size}));
+        }
+    }
+    files.sort_by(|a, b| b["file"].as_str().cmp(&a["file"].as_str()));
+    Ok(Json(json!({"records": files})))
+}
+
+#[derive(Deserialize)]
+struct GameIndex {
+    #[serde(default)]
+    game: usize,
+}
+
+/// A record file ready for replay: every game's tags, and game `index` with a board per ply.
+pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
+    let records = parse_records(text)?;
+    let Some(r) = records.get(index) else {
+        return Err(GuiError::BadRequest(format!("the record has {} games, no game {}", records.len(), index + 1)));
+    };
+    let summaries: Vec<Value> = records
+        .iter()
+        .map(|r| {
+            json!({"white": r.white, "black": r.black, "result": r.result.as_str(), "round": r.round,
+                   "plies": r.moves.len(), "termination": r.termination.as_str()})
+        })
+        .collect();
+    let mut pos = Position::from_fen(&r.fen, r.variant)?;
+    let mut boards = vec![board_view(&pos, None)];
+    for m in &r.moves {
+        let played = pos.play(m)?;
+        boards.push(board_view(&pos, Some(played)));
+    }
+    let mut tags = vec![
+        ("Event", r.event.clone()),
+        ("Site", r.site.clone()),
+        ("Date", r.date.clone()),
+        ("Round", r.round.clone()),
+        ("White", r.white.clone()),
+        ("Black", r.black.clone()),
+        ("Result", r.result.as_str().to_string()),
+        ("Variant", r.variant.kind.name().to_string()),
+    ];
+    if r.variant.kind == VariantKind::Haberkorn {
+        tags.push(("Layers", r.variant.layers.to_string()));
+        tags.push(("WhiteLayer", ROMAN[r.variant.white_layer as usize].to_string()));
+        tags.push(("BlackLayer", ROMAN[r.variant.black_layer as usize].to_string()));
+    }
+    tags.push(("FEN", r.fen.clone()));
+    tags.push(("TimeControl", r.time_control.clone()));
+    tags.push(("Termination", r.termination.as_str().to_string()));
+    let tags: Vec<Value> = tags.into_iter().map(|(k, v)| json!([k, v])).collect();
+    Ok(json!({
+        "type": "replay",
+        "games": summaries,
+        "game": index,
+        "tags": tags,
+        "comment": r.comment,
+        "variant": variant_view(&r.variant),
+        "moves": r.moves,
+        "boards": boards,
+    }))
+}
+
+async fn record_file(State(app): State<Arc<App>>, Path(file): Path<String>, Query(q): Query<GameIndex>) -> Reply {
+    let path = app.record_path(&file)?;
+    let text = std::fs::read_to_string(path)?;
+    replay(&text, q.game).map(Json)
+}
+
+async fn replay_upload(Query(q): Query<GameIndex>, body: String) -> Reply {
+    replay(&body, q.game).map(Json)
+}

@@ -1,0 +1,117 @@
+//! Helpers shared by the GUI tests: a minimal HTTP/1.0 client (enough for the
+//! GUI's JSON API and for chromedriver's WebDriver API) and a server started
+//! in the test process.
+
+#![allow(dead_code)]
+
+use cubist::gui::GuiConfig;
+use cubist::gui::engine::EngineCmd;
+use cubist::gui::server::{Running, start};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One HTTP/1.1 exchange on a fresh connection: the status code and the body
+/// parsed as JSON (`Null` when it is not JSON). The body is read by its
+/// `Content-Length` (chromedriver does not close the connection), chunked, or to the end.
+pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    http_with(addr, method, path, body, "")
+}
+
+/// [`http`] with extra header lines (each ending in `\r\n`).
+pub fn http_with(addr: SocketAddr, method: &str, path: &str, body: Option<&str>, headers: &str) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let body = body.unwrap_or("");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line).unwrap();
+    let status = status_line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let (mut length, mut chunked) = (None, false);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 || line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim().to_ascii_lowercase());
+            if name == "content-length" {
+                length = value.parse::<usize>().ok();
+            } else if name == "transfer-encoding" && value.contains("chunked") {
+                chunked = true;
+            }
+        }
+    }
+    let mut raw = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            let mut chunk = vec![0; n + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            raw.extend_from_slice(&chunk[..n]);
+        }
+    } else if let Some(n) = length {
+        raw.resize(n, 0);
+        reader.read_exact(&mut raw).unwrap();
+    } else {
+        reader.read_to_end(&mut raw).unwrap();
+    }
+    (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
+}
+
+/// The `cubist` binary as the GUI's engine.
+pub fn cubist_engine() -> EngineCmd {
+    EngineCmd { name: "cubist".into(), cmd: env!("CARGO_BIN_EXE_cubist").into(), args: vec!["uci".into()] }
+}
+
+/// The fake engine of tests/fakes with these arguments.
+pub fn fake_engine(name: &str, args: &[&str]) -> EngineCmd {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py");
+    let mut all = vec![script.display().to_string()];
+    all.extend(args.iter().map(|a| a.to_string()));
+    EngineCmd { name: name.into(), cmd: "python3".into(), args: all }
+}
+
+/// A fresh, empty folder under the target directory for one test's records.
+pub fn games_dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gui-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Starts a server on a free local port.
+pub fn server(engines: Vec<EngineCmd>, dir: &Path) -> Running {
+    start(GuiConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        engines,
+        games_dir: dir.to_path_buf(),
+        max_games: 4,
+        max_engines: 4,
+    })
+    .expect("server starts")
+}
+
+/// Polls `f` until it returns `Some`, or panics with `what` after `secs` seconds.
+pub fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let until = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
