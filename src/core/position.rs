@@ -427,7 +427,8 @@ impl Position {
             self.side = !us;
             return undo;
         };
-        self.halfmove += 1;
+        // Saturating: a clock at its ceiling still says "fifty moves are over".
+        self.halfmove = self.halfmove.saturating_add(1);
         match m.flag() {
             MoveFlag::Castle => {
                 if let Some(rule) = self.castle_move_rule(from, to) {
@@ -482,7 +483,8 @@ impl Position {
             }
         }
         if us == Color::Black {
-            self.fullmove += 1;
+            // The FEN caps the number at MAX_FULLMOVE, far below u32::MAX, so unmake's decrement stays exact.
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = !us;
         if self.en_passant.is_some() {
@@ -494,7 +496,7 @@ impl Position {
 
     /// The en-passant state after a pawn's double step `from` → `to`: the
     /// passed-over squares (every free intermediate square of a two-path step).
-    fn double_step_state(&self, from: Square, to: Square) -> Option<EnPassant> {
+    pub(super) fn double_step_state(&self, from: Square, to: Square) -> Option<EnPassant> {
         let f = (to.rank() as i8 - from.rank() as i8).signum();
         let dz = to.layer() as i8 - from.layer() as i8;
         let layers = self.variant.layers;
@@ -574,7 +576,7 @@ impl Position {
         self.key ^= self.ep_hash ^ Zobrist::get().side();
         self.ep_hash = 0;
         self.en_passant = None;
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         self.side = !self.side;
         undo
     }
