@@ -591,3 +591,27 @@ fn protocol_md_example_session_is_exact() {
     assert_eq!(exit_line.as_deref(), Some("(exit status 0)"));
     assert!(e.exit_status().success());
 }
+
+/// Issue 12, failure 3: a `setoption` that changes nothing kept resetting
+/// the position (here a 3-layer haberkorn FEN with moves) to the start.
+#[test]
+fn a_setoption_that_changes_nothing_keeps_the_position() {
+    let mut e = Engine::start();
+    e.ask("setoption name UCI_Variant value haberkorn");
+    let fen = "8/8/8/8/8/8/8/R3K3|8/8/8/8/8/8/8/8|4k3/8/8/8/8/8/8/7r w - - 0 1";
+    e.ask(&format!("position fen {fen} moves a1-Ia2-I"));
+    let before = e.fen();
+    assert!(before.starts_with("8/8/8/8/8/8/R7/4K3|"), "{before}");
+    for cmd in [
+        "setoption name UCI_Variant value haberkorn",
+        "setoption name HaberkornLayers value 8",
+        "setoption name Hash value 16",
+        "setoption name Threads value 1",
+    ] {
+        assert_eq!(e.ask(cmd), Vec::<String>::new(), "{cmd}");
+        assert_eq!(e.fen(), before, "after {cmd}");
+    }
+    // A real change of game still resets.
+    e.ask("setoption name HaberkornEnPassant value true");
+    assert_ne!(e.fen(), before);
+}

@@ -240,7 +240,7 @@ enum Value {
 /// What a successful `setoption` asks the session to do.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Effect {
-    /// Nothing beyond storing the value (`Ponder`).
+    /// Nothing beyond storing the value (`Ponder`, or any option set to the value it has).
     Stored,
     /// The search settings changed: hand them to the engine.
     Settings,
@@ -306,6 +306,10 @@ impl Options {
                 }
             },
         };
+        // A value that changes nothing has no effect: above all, it does not reset the position.
+        if spec.kind != OptionKind::Button && self.values[spec.id as usize] == new {
+            return Ok(Effect::Stored);
+        }
         self.values[spec.id as usize] = new;
         Ok(match spec.id {
             OptionId::Ponder => Effect::Stored,
@@ -433,6 +437,16 @@ mod tests {
         assert!(matches!(o.set("HaberkornLayers", Some("9")), Err(OptionError::OutOfRange { .. })));
         assert!(matches!(o.set("Nonsense", Some("1")), Err(OptionError::Unknown(_))));
         assert_eq!(o, before);
+    }
+
+    #[test]
+    fn setting_the_value_in_force_changes_nothing() {
+        let mut o = Options::default();
+        assert_eq!(o.set("UCI_Variant", Some("haberkorn")), Ok(Effect::Variant));
+        assert_eq!(o.set("UCI_Variant", Some("HABERKORN")), Ok(Effect::Stored));
+        assert_eq!(o.set("Hash", Some("16")), Ok(Effect::Stored));
+        assert_eq!(o.set("Clear Hash", None), Ok(Effect::ClearHash));
+        assert_eq!(o.set("Clear Hash", None), Ok(Effect::ClearHash));
     }
 
     #[test]
