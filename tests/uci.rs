@@ -615,3 +615,58 @@ fn a_setoption_that_changes_nothing_keeps_the_position() {
     e.ask("setoption name HaberkornEnPassant value true");
     assert_ne!(e.fen(), before);
 }
+
+/// Issue 12, failure 1: `setoption name Hash value 65536` (in range) aborted
+/// the process when the machine has less memory; now the table stays and an
+/// error says why. Skipped where 64 GiB could really be allocated.
+#[test]
+fn a_hash_the_machine_cannot_give_is_an_error_not_an_abort() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib = |key: &str| -> u64 {
+        meminfo.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0)
+    };
+    let total_gib = (kib("MemTotal:") + kib("SwapTotal:")) >> 20;
+    if meminfo.is_empty() || total_gib >= 60 {
+        eprintln!("skipped: this machine may hold a 64 GiB table ({total_gib} GiB)");
+        return;
+    }
+    let mut e = Engine::start();
+    let err = e.expect_error("setoption name Hash value 65536");
+    assert!(err.contains("Hash 65536 MiB cannot be allocated") && err.contains("keeps its 16 MiB"), "{err}");
+    // The option still says 16: a search works and `debug` reports the old value.
+    e.send("go depth 1");
+    e.bestmove();
+    e.ask("debug on");
+    let out = e.ask("setoption name Hash value 16");
+    // 16 is the value in force again: no new engine settings follow.
+    assert_eq!(out, ["info string debug: option Hash = 16"]);
+}
+
+/// Issue 12, failure 2: with `Threads 1024`, `go movetime 200` answered after
+/// 45.9 s (helpers were created on every `go`). Now the pool is built at
+/// `setoption` and a watchdog honours the clock and `stop`. The bounds here
+/// are generous (shared test machines, debug builds); README gives the figures.
+#[test]
+fn many_threads_honour_movetime_and_stop() {
+    let mut e = Engine::start();
+    e.ask("setoption name Threads value 1024");
+    e.ask("position startpos");
+    for _ in 0..2 {
+        let start = Instant::now();
+        e.send("go movetime 200");
+        e.bestmove();
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(3), "go movetime 200 with 1024 threads took {took:?}");
+    }
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    e.send("stop");
+    e.bestmove();
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(2), "stop with 1024 threads took {took:?}");
+    // Back to one thread: the pool is rebuilt and searches still work.
+    e.ask("setoption name Threads value 1");
+    e.send("go depth 2");
+    e.bestmove();
+}

@@ -6,6 +6,7 @@
 //! value that does not fit its option is refused with an [`OptionError`] and
 //! leaves the option as it was.
 
+use super::command::shown;
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
 use crate::search::{Settings, Strategy};
@@ -277,7 +278,7 @@ impl Options {
 
     /// Sets an option from `setoption name <name> [value <value>]`; on error nothing changes.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
-        let spec = Options::find(name).ok_or_else(|| OptionError::Unknown(name.trim().to_string()))?;
+        let spec = Options::find(name).ok_or_else(|| OptionError::Unknown(shown(name.trim())))?;
         let value = value.map(str::trim).filter(|v| !v.is_empty());
         let new = match (spec.kind, value) {
             (OptionKind::Button, _) => Value::None,
@@ -285,11 +286,11 @@ impl Options {
             (OptionKind::Check { .. }, Some(v)) => match v.to_ascii_lowercase().as_str() {
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
-                _ => return Err(OptionError::NotABool { name: spec.name, value: v.to_string() }),
+                _ => return Err(OptionError::NotABool { name: spec.name, value: shown(v) }),
             },
             (OptionKind::Spin { min, max, .. }, Some(v)) => {
                 let n: i64 =
-                    v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: v.to_string() })?;
+                    v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: shown(v) })?;
                 if !(min..=max).contains(&n) {
                     return Err(OptionError::OutOfRange { name: spec.name, value: n, min, max });
                 }
@@ -300,7 +301,7 @@ impl Options {
                 None => {
                     return Err(OptionError::NotInCombo {
                         name: spec.name,
-                        value: v.to_string(),
+                        value: shown(v),
                         vars: vars.join(" "),
                     });
                 }
@@ -364,6 +365,16 @@ impl Options {
             move_overhead_ms: self.int(OptionId::MoveOverhead) as u64,
             strategy: Strategy::from_name(self.word(OptionId::Strategy)).unwrap_or_default(),
         }
+    }
+
+    /// Sets the search options back to `settings` (the engine refused a change).
+    pub fn restore(&mut self, settings: &Settings) {
+        self.values[OptionId::Hash as usize] = Value::Int(settings.hash_mb as i64);
+        self.values[OptionId::Threads as usize] = Value::Int(settings.threads as i64);
+        self.values[OptionId::MultiPv as usize] = Value::Int(settings.multipv as i64);
+        self.values[OptionId::MoveOverhead as usize] = Value::Int(settings.move_overhead_ms as i64);
+        let strategy = Strategy::NAMES.iter().find(|n| Strategy::from_name(n) == Some(settings.strategy));
+        self.values[OptionId::Strategy as usize] = Value::Word(strategy.copied().unwrap_or("search"));
     }
 
     /// The game chosen by `UCI_Variant`.

@@ -131,8 +131,12 @@ impl Session {
         if self.settings_pending {
             let settings = self.options.settings();
             if *self.engine.settings() != settings {
-                self.debug(|| format!("engine settings {settings:?}"));
-                self.engine.set_settings(settings);
+                self.debug(|| format!("engine settings: {}", fmt::settings_text(&settings)));
+                if let Err(e) = self.engine.set_settings(settings) {
+                    // The engine kept its table and threads: the options say so again.
+                    self.out.error(&format!("setoption: {e}"));
+                    self.options.restore(self.engine.settings());
+                }
             }
             self.settings_pending = false;
         }
@@ -182,7 +186,11 @@ impl Session {
         self.debug(|| {
             let moves =
                 if limits.searchmoves.is_empty() { "all".into() } else { command::move_list(&limits.searchmoves) };
-            format!("go {limits:?}; moves {moves}; settings {:?}", self.engine.settings())
+            format!(
+                "go limits {}; moves {moves}; settings {}",
+                fmt::limits_text(&limits),
+                fmt::settings_text(self.engine.settings())
+            )
         });
         let out = self.out.clone();
         self.engine.go(&self.pos, limits, Box::new(move |r| out.send(&fmt::report(&r))));
@@ -270,29 +278,17 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    /// `bench [depth] [threads] [hash]`: searches the fixed bench positions
+    /// `bench [depth] [threads] [hash]` (or `depth=N threads=N hash=N`): searches the fixed bench positions
     /// in the foreground (like Stockfish) and prints the per-position lines
     /// and the summary; a running search is stopped first.
     pub fn bench(&mut self, call: &Call) -> Handled {
-        let usage = || CommandError::Usage { command: "bench", usage: call.spec.usage };
-        let mut values = [bench::DEFAULT_DEPTH as u64, bench::DEFAULT_THREADS as u64, bench::DEFAULT_HASH_MB as u64];
-        let limits = [(1, 100), (1, 1024), (1, 65536)];
         let args: Vec<&str> = call.args.split_ascii_whitespace().collect();
-        if args.len() > values.len() {
-            return Err(usage());
-        }
-        for (i, a) in args.iter().enumerate() {
-            let v: u64 = a.parse().map_err(|_| usage())?;
-            if !(limits[i].0..=limits[i].1).contains(&v) {
-                return Err(usage());
-            }
-            values[i] = v;
-        }
+        let b = bench::BenchArgs::parse(&args).map_err(CommandError::Bench)?;
         self.engine.stop();
         self.engine.wait();
         self.wait_perft();
         let mut text = Vec::new();
-        bench::run(values[0] as u32, values[1] as usize, values[2] as usize, &mut text);
+        bench::run(b.depth, b.threads, b.hash_mb, &mut text);
         self.out.send(String::from_utf8_lossy(&text).trim_end());
         Ok(Flow::Continue)
     }
