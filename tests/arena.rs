@@ -417,3 +417,20 @@ fn errors_in_each_name_each() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("--engine: bad value 'x' for depth"));
 }
+
+/// `--constellations --layers 4` failed on the default setup layers (V is
+/// beyond 4 layers): the constellations choose the layers themselves.
+#[test]
+fn constellations_on_four_layers_choose_their_own_setup_layers() {
+    let args = words(&format!(
+        "--engine cmd={e} name=one --engine cmd={e} name=two option.Strategy=random --each depth=1 \
+         --variant haberkorn --layers 4 --constellations --rounds 5 --maxmoves 2",
+        e = engine()
+    ));
+    let o = run_match("constellations-4", &args);
+    results_add_up(&o, 10);
+    let layers: Vec<(u8, u8)> =
+        o.records.iter().step_by(2).map(|r| (r.variant.white_layer, r.variant.black_layer)).collect();
+    assert_eq!(layers, [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]);
+    assert!(o.records.iter().all(|r| r.variant.layers == 4));
+}
