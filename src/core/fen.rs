@@ -1,4 +1,4 @@
-//! 3D-FEN: read and write positions in the text format of RULES.md, with a
+//! 3D-FEN: read and write positions in the text format of docs/rules.md, with a
 //! typed error for every way the text can be wrong.
 
 use super::bitboard::Bitboard;
