@@ -7,7 +7,7 @@
 //! checked to load and to have a legal move (see the tests).
 
 use crate::core::{Position, Variant};
-use crate::search::{Engine, Limits, Report, Settings, Strategy};
+use crate::search::{Engine, Limits, Report, Settings};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -177,7 +177,7 @@ pub struct BenchResult {
 /// `hash_mb` table (cleared first), writing one line per position and then
 /// the Stockfish-style summary to `out`.
 pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> BenchResult {
-    let settings = Settings { hash_mb, threads, multipv: 1, move_overhead_ms: 0, strategy: Strategy::Search };
+    let settings = Settings { hash_mb, threads, move_overhead_ms: 0, ..Settings::default() };
     let mut engine = match Engine::try_new(settings) {
         Ok(e) => e,
         Err(e) => {

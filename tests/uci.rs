@@ -195,6 +195,9 @@ fn handshake_lists_identity_and_every_option() {
             "option name Ponder type check default false",
             "option name Move Overhead type spin default 10 min 0 max 5000",
             "option name Strategy type combo default search var search var greedy var random",
+            "option name Skill Level type spin default 20 min 0 max 20",
+            "option name UCI_LimitStrength type check default false",
+            "option name UCI_Elo type spin default 400 min 400 max 1600",
             "option name UCI_Variant type combo default hdc var hdc var haberkorn",
             "option name HaberkornLayers type spin default 8 min 3 max 8",
             "option name HaberkornWhiteLayer type spin default 4 min 1 max 8",
@@ -669,4 +672,36 @@ fn many_threads_honour_movetime_and_stop() {
     e.ask("setoption name Threads value 1");
     e.send("go depth 2");
     e.bestmove();
+}
+
+/// `Skill Level` below 20 weakens the search as Stockfish does: depth
+/// `1 + level`, at least four lines, a picked move that is one of them.
+#[test]
+fn skill_level_limits_depth_and_picks_among_four_lines() {
+    let mut e = Engine::start();
+    e.ask("setoption name Skill Level value 2");
+    e.ask("position startpos");
+    e.send("go depth 10");
+    let out = e.until_prefix("bestmove ");
+    let infos: Vec<&String> = out.iter().filter(|l| l.starts_with("info depth")).collect();
+    let field = |l: &str, key: &str| -> u32 {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        t.iter().position(|w| *w == key).and_then(|i| t[i + 1].parse().ok()).unwrap()
+    };
+    assert!(infos.iter().all(|l| field(l, "depth") <= 3), "{infos:?}");
+    assert!(infos.iter().any(|l| field(l, "multipv") == 4), "{infos:?}");
+    let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    let last_depth = infos.iter().map(|l| field(l, "depth")).max().unwrap();
+    let firsts: Vec<&str> = infos
+        .iter()
+        .filter(|l| field(l, "depth") == last_depth)
+        .map(|l| l.split(" pv ").nth(1).unwrap().split_whitespace().next().unwrap())
+        .collect();
+    assert!(firsts.contains(&best.as_str()), "bestmove {best} is not among the lines {firsts:?}");
+    // UCI_LimitStrength with UCI_Elo sets a level too; full strength again afterwards.
+    e.ask("setoption name UCI_LimitStrength value true");
+    e.ask("setoption name UCI_Elo value 400");
+    e.send("go depth 10");
+    let out = e.until_prefix("bestmove ");
+    assert!(out.iter().filter(|l| l.starts_with("info depth")).all(|l| field(l, "depth") <= 1), "{out:?}");
 }

@@ -11,6 +11,7 @@ pub mod movepick;
 pub mod root;
 #[allow(clippy::module_inception)]
 pub mod search;
+pub mod skill;
 pub mod strategy;
 pub mod threads;
 pub mod timeman;
@@ -94,11 +95,20 @@ pub struct Settings {
     pub move_overhead_ms: u64,
     /// How moves are chosen.
     pub strategy: Strategy,
+    /// Playing level, 0 to [`skill::MAX_LEVEL`] (full strength, the default); see [`skill`].
+    pub skill_level: u8,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { hash_mb: 16, threads: 1, multipv: 1, move_overhead_ms: 10, strategy: Strategy::Search }
+        Settings {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 10,
+            strategy: Strategy::Search,
+            skill_level: skill::MAX_LEVEL,
+        }
     }
 }
 
@@ -210,6 +220,36 @@ impl Drop for Engine {
         self.stop();
         self.wait();
     }
+}
+
+/// A reporter for a weakened search: it passes everything on, remembers the
+/// last line of each principal variation, and replaces the `bestmove` by the
+/// move [`skill::pick`] chooses among those lines.
+fn weakened(level: u8, mut report: Reporter) -> Reporter {
+    let mut lines: Vec<Option<(Move, Score, Option<Move>)>> = Vec::new();
+    Box::new(move |r| match r {
+        Report::Info(info) => {
+            if let (Some(&first), Some(i)) = (info.pv.first(), (info.multipv as usize).checked_sub(1)) {
+                if lines.len() <= i {
+                    lines.resize(i + 1, None);
+                }
+                lines[i] = Some((first, info.score, info.pv.get(1).copied()));
+            }
+            report(Report::Info(info));
+        }
+        Report::BestMove { best, ponder } => {
+            let known: Vec<(Move, Score, Option<Move>)> = lines.iter().flatten().copied().collect();
+            let choices: Vec<(Move, Score)> = known.iter().map(|&(m, s, _)| (m, s)).collect();
+            let picked = best.and_then(|_| skill::pick(level, &choices, &mut rand::rng()));
+            let (best, ponder) = match picked {
+                Some(m) if Some(m) != best => (Some(m), known.iter().find(|l| l.0 == m).and_then(|l| l.2)),
+                _ => (best, ponder),
+            };
+            lines.clear();
+            report(Report::BestMove { best, ponder });
+        }
+        other => report(other),
+    })
 }
 
 /// Why the engine refused new settings; the old ones stay in force.
@@ -399,14 +439,21 @@ impl Engine {
     /// Starts a search of `pos` on the pool's threads and returns at once;
     /// the result arrives through `report` as [`Report::BestMove`]. A search
     /// still running is stopped first.
-    pub fn go(&mut self, pos: &Position, limits: Limits, mut report: Reporter) {
+    pub fn go(&mut self, pos: &Position, mut limits: Limits, mut report: Reporter) {
         self.stop();
         self.wait();
+        let mut settings = self.settings.clone();
+        if settings.strategy == Strategy::Search && settings.skill_level < skill::MAX_LEVEL {
+            let level = settings.skill_level;
+            let depth = skill::depth_limit(level);
+            limits.depth = Some(limits.depth.map_or(depth, |d| d.min(depth)));
+            settings.multipv = settings.multipv.max(skill::MIN_LINES);
+            report = weakened(level, report);
+        }
         let signals = Arc::new(Signals::default());
         signals.pondering.store(limits.ponder, Ordering::Relaxed);
         signals.infinite.store(limits.infinite, Ordering::Relaxed);
         self.signals = Arc::clone(&signals);
-        let settings = self.settings.clone();
         let params = self.params;
         let tt = Arc::clone(&self.tt);
         let nodes = Arc::clone(&self.nodes);

@@ -110,8 +110,8 @@ pub fn settings_text(s: &crate::search::Settings) -> String {
         .copied()
         .unwrap_or("search");
     format!(
-        "Hash {} Threads {} MultiPV {} Move Overhead {} Strategy {strategy}",
-        s.hash_mb, s.threads, s.multipv, s.move_overhead_ms
+        "Hash {} Threads {} MultiPV {} Move Overhead {} Strategy {strategy} Skill Level {}",
+        s.hash_mb, s.threads, s.multipv, s.move_overhead_ms, s.skill_level
     )
 }
 
@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(limits_text(&Default::default()), "none");
         assert_eq!(
             settings_text(&crate::search::Settings::default()),
-            "Hash 16 Threads 1 MultiPV 1 Move Overhead 10 Strategy search"
+            "Hash 16 Threads 1 MultiPV 1 Move Overhead 10 Strategy search Skill Level 20"
         );
     }
 }

@@ -9,7 +9,7 @@
 use super::command::shown;
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
-use crate::search::{Settings, Strategy};
+use crate::search::{Settings, Strategy, skill};
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
 
@@ -30,6 +30,12 @@ pub enum OptionId {
     MoveOverhead,
     /// `Strategy`: the search, or a test baseline.
     Strategy,
+    /// `Skill Level`: playing level, 0 (weakest) to 20 (full strength).
+    SkillLevel,
+    /// `UCI_LimitStrength`: play at the strength `UCI_Elo` asks for.
+    UciLimitStrength,
+    /// `UCI_Elo`: the strength to play at with `UCI_LimitStrength`.
+    UciElo,
     /// `UCI_Variant`: `hdc` or `haberkorn`.
     UciVariant,
     /// `HaberkornLayers`: layers of the haberkorn board.
@@ -90,7 +96,7 @@ const fn spin(default: i64, min: i64, max: i64) -> OptionKind {
 }
 
 /// Every option, indexed by [`OptionId`].
-pub const SPECS: [OptionSpec; 13] = [
+pub const SPECS: [OptionSpec; 16] = [
     OptionSpec { id: OptionId::Hash, name: "Hash", kind: spin(16, 1, 65536), about: "transposition table size in MiB" },
     OptionSpec { id: OptionId::Threads, name: "Threads", kind: spin(1, 1, 1024), about: "search threads" },
     OptionSpec {
@@ -122,6 +128,24 @@ pub const SPECS: [OptionSpec; 13] = [
         name: "Strategy",
         kind: OptionKind::Combo { default: "search", vars: &Strategy::NAMES },
         about: "search = the engine; greedy and random are test baselines (most material at once / any legal move)",
+    },
+    OptionSpec {
+        id: OptionId::SkillLevel,
+        name: "Skill Level",
+        kind: spin(skill::MAX_LEVEL as i64, 0, skill::MAX_LEVEL as i64),
+        about: "playing level for people: 0 weakest, 20 full strength (Stockfish's scale of levels, not its strength)",
+    },
+    OptionSpec {
+        id: OptionId::UciLimitStrength,
+        name: "UCI_LimitStrength",
+        kind: OptionKind::Check { default: false },
+        about: "play at the strength UCI_Elo asks for (it then overrides Skill Level)",
+    },
+    OptionSpec {
+        id: OptionId::UciElo,
+        name: "UCI_Elo",
+        kind: spin(skill::MIN_ELO, skill::MIN_ELO, skill::MAX_ELO),
+        about: "strength with UCI_LimitStrength, on Cubist's own scale (the random mover is 0; see README)",
     },
     OptionSpec {
         id: OptionId::UciVariant,
@@ -315,9 +339,14 @@ impl Options {
         Ok(match spec.id {
             OptionId::Ponder => Effect::Stored,
             OptionId::ClearHash => Effect::ClearHash,
-            OptionId::Hash | OptionId::Threads | OptionId::MultiPv | OptionId::MoveOverhead | OptionId::Strategy => {
-                Effect::Settings
-            }
+            OptionId::Hash
+            | OptionId::Threads
+            | OptionId::MultiPv
+            | OptionId::MoveOverhead
+            | OptionId::Strategy
+            | OptionId::SkillLevel
+            | OptionId::UciLimitStrength
+            | OptionId::UciElo => Effect::Settings,
             OptionId::UciVariant
             | OptionId::HaberkornLayers
             | OptionId::HaberkornWhiteLayer
@@ -364,6 +393,11 @@ impl Options {
             multipv: self.int(OptionId::MultiPv) as usize,
             move_overhead_ms: self.int(OptionId::MoveOverhead) as u64,
             strategy: Strategy::from_name(self.word(OptionId::Strategy)).unwrap_or_default(),
+            skill_level: if self.flag(OptionId::UciLimitStrength) {
+                skill::level_for_elo(self.int(OptionId::UciElo))
+            } else {
+                self.int(OptionId::SkillLevel) as u8
+            },
         }
     }
 
@@ -458,6 +492,20 @@ mod tests {
         assert_eq!(o.set("Hash", Some("16")), Ok(Effect::Stored));
         assert_eq!(o.set("Clear Hash", None), Ok(Effect::ClearHash));
         assert_eq!(o.set("Clear Hash", None), Ok(Effect::ClearHash));
+    }
+
+    #[test]
+    fn skill_level_or_elo_set_the_playing_level() {
+        let mut o = Options::default();
+        assert_eq!(o.settings().skill_level, skill::MAX_LEVEL);
+        o.set("Skill Level", Some("3")).unwrap();
+        assert_eq!(o.settings().skill_level, 3);
+        o.set("UCI_Elo", Some(&skill::MAX_ELO.to_string())).unwrap();
+        assert_eq!(o.settings().skill_level, 3, "UCI_Elo needs UCI_LimitStrength");
+        o.set("UCI_LimitStrength", Some("true")).unwrap();
+        assert_eq!(o.settings().skill_level, skill::level_for_elo(skill::MAX_ELO));
+        assert!(matches!(o.set("UCI_Elo", Some("100")), Err(OptionError::OutOfRange { .. })));
+        assert!(matches!(o.set("Skill Level", Some("21")), Err(OptionError::OutOfRange { .. })));
     }
 
     #[test]
