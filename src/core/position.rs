@@ -132,6 +132,20 @@ impl std::fmt::Debug for Position {
     }
 }
 
+/// The nearest occupied square from `sq` along direction `d`: the step the
+/// 26-direction attack walks share.
+#[inline(always)]
+fn first_occupied(r: &Rules, occ: Bitboard, sq: Square, d: usize) -> Option<Square> {
+    r.geometry.ray_squares(sq, d).iter().copied().find(|&s| occ.has(s))
+}
+
+/// Whether the piece with mailbox code `v` (not empty) slides along
+/// direction `d`: the raw direction decoding of the ray walks in one place.
+#[inline(always)]
+pub(crate) fn slides_code(r: &Rules, d: usize, v: u8) -> bool {
+    r.slides_along[d] >> ((v & 7) - 1) & 1 != 0
+}
+
 #[inline]
 const fn encode(p: Piece) -> u8 {
     (p.color as u8) << 3 | (p.kind as u8 + 1)
@@ -344,19 +358,9 @@ impl Position {
         {
             return true;
         }
-        let g = r.geometry;
-        for d in 0..NUM_DIRS {
-            for &s in g.ray_squares(sq, d) {
-                if occ.has(s) {
-                    let v = self.board[s.index()];
-                    if theirs.has(s) && r.slides_along[d] >> ((v & 7) - 1) & 1 != 0 {
-                        return true;
-                    }
-                    break;
-                }
-            }
-        }
-        false
+        (0..NUM_DIRS).any(|d| {
+            first_occupied(r, occ, sq, d).is_some_and(|s| theirs.has(s) && slides_code(r, d, self.board[s.index()]))
+        })
     }
 
     /// The pieces of `by` that attack `sq` (occupancy as it stands).
@@ -370,13 +374,11 @@ impl Position {
         out &= theirs;
         let occ = self.occupied();
         for d in 0..NUM_DIRS {
-            for &s in r.geometry.ray_squares(sq, d) {
-                if occ.has(s) {
-                    if theirs.has(s) && r.slides_along[d] >> ((self.board[s.index()] & 7) - 1) & 1 != 0 {
-                        out.set(s);
-                    }
-                    break;
-                }
+            if let Some(s) = first_occupied(r, occ, sq, d)
+                && theirs.has(s)
+                && slides_code(r, d, self.board[s.index()])
+            {
+                out.set(s);
             }
         }
         out
