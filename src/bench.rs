@@ -38,7 +38,8 @@ impl Default for BenchArgs {
 }
 
 /// How `bench`'s arguments are written (for errors and `help`).
-pub const BENCH_USAGE: &str = "bench [depth=1..100] [threads=1..1024] [hash=1..65536 MiB] (or the three numbers in that order)";
+pub const BENCH_USAGE: &str =
+    "bench [depth=1..100] [threads=1..1024] [hash=1..65536 MiB] (or the three numbers in that order)";
 
 impl BenchArgs {
     /// Reads the arguments; an error names the bad one and the usage.

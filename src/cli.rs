@@ -70,11 +70,11 @@ impl VariantArgs {
             || self.en_passant
             || self.castling;
         match self.variant.as_str() {
-            "hdc" if haberkorn_only => Err(
-                "--layers, --white-layer, --black-layer, --en-passant and --castling are haberkorn options: add \
+            "hdc" if haberkorn_only => {
+                Err("--layers, --white-layer, --black-layer, --en-passant and --castling are haberkorn options: add \
                  --variant haberkorn"
-                    .into(),
-            ),
+                    .into())
+            }
             "hdc" => Ok(Variant::hdc()),
             _ => {
                 let layers = self.layers.unwrap_or(8);

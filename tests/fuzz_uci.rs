@@ -176,7 +176,7 @@ fn valid_line(rng: &mut StdRng, pos: &Position) -> String {
         12 => {
             let (name, values) = OPTIONS.choose(rng).unwrap();
             match values.choose(rng).unwrap() {
-                v if v.is_empty() => format!("setoption name {name}"),
+                &"" => format!("setoption name {name}"),
                 v => format!("setoption name {name} value {v}"),
             }
         }

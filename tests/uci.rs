@@ -626,7 +626,11 @@ fn a_setoption_that_changes_nothing_keeps_the_position() {
 fn a_hash_the_machine_cannot_give_is_an_error_not_an_abort() {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let kib = |key: &str| -> u64 {
-        meminfo.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0)
+        meminfo
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
     };
     let total_gib = (kib("MemTotal:") + kib("SwapTotal:")) >> 20;
     if meminfo.is_empty() || total_gib >= 60 {

@@ -160,7 +160,9 @@ impl Adjudicator {
 /// parts the engine did not report are left out.
 pub fn move_comment(reply: &SearchReply) -> String {
     let mut text = match reply.score {
-        Some(EngineScore::Cp(cp)) => format!("{}{:.2}", if cp < 0 { "-" } else { "+" }, f64::from(cp.unsigned_abs()) / 100.0),
+        Some(EngineScore::Cp(cp)) => {
+            format!("{}{:.2}", if cp < 0 { "-" } else { "+" }, f64::from(cp.unsigned_abs()) / 100.0)
+        }
         Some(EngineScore::Mate(m)) => format!("{}M{}", if m < 0 { "-" } else { "+" }, m.unsigned_abs()),
         None => String::new(),
     };
@@ -206,13 +208,11 @@ pub fn play_game(
         move_comments: moves.iter().map(|(_, c)| c.clone()).collect(),
         comment,
     };
-    let faulted = |engines: &mut [Option<EngineProcess>; 2],
-                   moves: &Vec<(String, String)>,
-                   side: usize,
-                   e: ProcessError| {
-        engines[side] = None;
-        ended(moves, loss(side), fault_of(&e), format!("{}: {e}", specs[side].name))
-    };
+    let faulted =
+        |engines: &mut [Option<EngineProcess>; 2], moves: &Vec<(String, String)>, side: usize, e: ProcessError| {
+            engines[side] = None;
+            ended(moves, loss(side), fault_of(&e), format!("{}: {e}", specs[side].name))
+        };
     // Start both engines and announce the game.
     for side in 0..2 {
         if engines[side].is_none() {
@@ -365,12 +365,8 @@ mod tests {
 
     #[test]
     fn move_comments_read_like_cutechess() {
-        let reply = |score, depth| SearchReply {
-            bestmove: String::new(),
-            score,
-            depth,
-            elapsed: Duration::from_millis(101),
-        };
+        let reply =
+            |score, depth| SearchReply { bestmove: String::new(), score, depth, elapsed: Duration::from_millis(101) };
         assert_eq!(move_comment(&reply(Some(EngineScore::Cp(35)), Some(12))), "+0.35/12 0.101s");
         assert_eq!(move_comment(&reply(Some(EngineScore::Cp(-5)), Some(3))), "-0.05/3 0.101s");
         assert_eq!(move_comment(&reply(Some(EngineScore::Mate(-2)), None)), "-M2 0.101s");

@@ -140,7 +140,11 @@ impl Schedule {
         let pairing = (index % per_round / u64::from(self.games_per_round)) as usize;
         let game = (index % u64::from(self.games_per_round)) as u32;
         let (a, b) = self.pairings[pairing];
-        let colour_index = if self.repeat { u64::from(game) } else { u64::from(round) * u64::from(self.games_per_round) + u64::from(game) };
+        let colour_index = if self.repeat {
+            u64::from(game)
+        } else {
+            u64::from(round) * u64::from(self.games_per_round) + u64::from(game)
+        };
         let (white, black) = if colour_index % 2 == 1 { (b, a) } else { (a, b) };
         Some(Job { pairing, round, game, white, black })
     }
@@ -529,7 +533,8 @@ mod tests {
         assert_eq!(s.job(s.len()), None);
         // Round robin of three, colours alternating by round without repeat.
         let s = Schedule::new(&config(3, 2, false));
-        let jobs: Vec<(u32, usize, usize)> = (0..s.len()).map(|i| s.job(i).unwrap()).map(|j| (j.round, j.white, j.black)).collect();
+        let jobs: Vec<(u32, usize, usize)> =
+            (0..s.len()).map(|i| s.job(i).unwrap()).map(|j| (j.round, j.white, j.black)).collect();
         assert_eq!(jobs, [(0, 0, 1), (0, 0, 2), (0, 1, 2), (1, 1, 0), (1, 2, 0), (1, 2, 1)]);
     }
 

@@ -118,12 +118,14 @@ impl EngineProcess {
     pub fn start(spec: &EngineSpec) -> Result<EngineProcess, ProcessError> {
         let stderr = match &spec.stderr {
             None => Stdio::null(),
-            Some(path) => Stdio::from(
-                std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| ProcessError::Spawn {
-                    cmd: spec.cmd.clone(),
-                    why: format!("cannot open stderr file '{}': {e}", path.display()),
-                })?,
-            ),
+            Some(path) => {
+                Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| {
+                    ProcessError::Spawn {
+                        cmd: spec.cmd.clone(),
+                        why: format!("cannot open stderr file '{}': {e}", path.display()),
+                    }
+                })?)
+            }
         };
         let mut child = Command::new(&spec.cmd)
             .args(&spec.args)

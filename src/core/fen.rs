@@ -189,11 +189,11 @@ impl Position {
         let clock = |i: usize, which: &'static str, default: u32, max: u32| -> Result<u32, FenError> {
             match fields.get(i) {
                 None => Ok(default),
-                Some(t) => t
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|&n| n <= max)
-                    .ok_or_else(|| FenError::Clock { which, text: shown(t), max }),
+                Some(t) => t.parse::<u32>().ok().filter(|&n| n <= max).ok_or_else(|| FenError::Clock {
+                    which,
+                    text: shown(t),
+                    max,
+                }),
             }
         };
         // In range by the check above.

@@ -129,12 +129,7 @@ impl ThreadPool {
     where
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,
     {
-        let scope = Scope {
-            pool: self,
-            pending: Arc::new(Pending::default()),
-            scope: PhantomData,
-            env: PhantomData,
-        };
+        let scope = Scope { pool: self, pending: Arc::new(Pending::default()), scope: PhantomData, env: PhantomData };
         /// Waits for the scope's jobs when dropped: on return and on unwind alike.
         struct WaitAll<'a>(&'a Pending);
         impl Drop for WaitAll<'_> {

@@ -81,13 +81,19 @@ impl Output {
 pub fn limits_text(l: &crate::search::Limits) -> String {
     let ms = |d: &Option<std::time::Duration>| d.map(|d| d.as_millis().to_string());
     let mut parts: Vec<String> = Vec::new();
-    let timed = [("wtime", &l.wtime), ("btime", &l.btime), ("winc", &l.winc), ("binc", &l.binc), ("movetime", &l.movetime)];
+    let timed =
+        [("wtime", &l.wtime), ("btime", &l.btime), ("winc", &l.winc), ("binc", &l.binc), ("movetime", &l.movetime)];
     for (name, value) in timed {
         if let Some(v) = ms(value) {
             parts.push(format!("{name} {v}"));
         }
     }
-    let counts = [("movestogo", l.movestogo.map(u64::from)), ("depth", l.depth.map(u64::from)), ("nodes", l.nodes), ("mate", l.mate.map(u64::from))];
+    let counts = [
+        ("movestogo", l.movestogo.map(u64::from)),
+        ("depth", l.depth.map(u64::from)),
+        ("nodes", l.nodes),
+        ("mate", l.mate.map(u64::from)),
+    ];
     for (name, value) in counts {
         if let Some(v) = value {
             parts.push(format!("{name} {v}"));
@@ -313,7 +319,8 @@ mod tests {
     #[test]
     fn only_echoed_words_are_shortened() {
         let long = "e2-iv".repeat(100);
-        let message = format!("position: move 1 of 1: malformed square '{long}' (expected e.g. e2-IV); position unchanged");
+        let message =
+            format!("position: move 1 of 1: malformed square '{long}' (expected e.g. e2-IV); position unchanged");
         let shown = shorten_echoes(&message);
         assert!(shown.ends_with("(expected e.g. e2-IV); position unchanged"), "{shown}");
         assert!(shown.chars().count() < 150, "{shown}");

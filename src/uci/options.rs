@@ -313,8 +313,7 @@ impl Options {
                 _ => return Err(OptionError::NotABool { name: spec.name, value: shown(v) }),
             },
             (OptionKind::Spin { min, max, .. }, Some(v)) => {
-                let n: i64 =
-                    v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: shown(v) })?;
+                let n: i64 = v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: shown(v) })?;
                 if !(min..=max).contains(&n) {
                     return Err(OptionError::OutOfRange { name: spec.name, value: n, min, max });
                 }
@@ -323,11 +322,7 @@ impl Options {
             (OptionKind::Combo { vars, .. }, Some(v)) => match vars.iter().find(|w| w.eq_ignore_ascii_case(v)) {
                 Some(w) => Value::Word(w),
                 None => {
-                    return Err(OptionError::NotInCombo {
-                        name: spec.name,
-                        value: shown(v),
-                        vars: vars.join(" "),
-                    });
+                    return Err(OptionError::NotInCombo { name: spec.name, value: shown(v), vars: vars.join(" ") });
                 }
             },
         };
