@@ -647,6 +647,19 @@ fn a_hash_the_machine_cannot_give_is_an_error_not_an_abort() {
     let out = e.ask("setoption name Hash value 16");
     // 16 is the value in force again: no new engine settings follow.
     assert_eq!(out, ["info string debug: option Hash = 16"]);
+    e.ask("debug off");
+    // Set during a search, the refused Hash does not take a good MultiPV down with it.
+    e.send("go infinite");
+    e.send("setoption name MultiPV value 2");
+    e.send("setoption name Hash value 65536");
+    e.send("stop");
+    e.bestmove();
+    // The settings reach the engine once it is idle: at this isready or at the next go.
+    let mut out = e.sync();
+    e.send("go depth 2");
+    out.extend(e.until_prefix("bestmove "));
+    assert!(out.iter().any(|l| l.contains("Hash 65536 MiB cannot be allocated")), "{out:?}");
+    assert!(out.iter().any(|l| l.contains(" multipv 2 ")), "{out:?}");
 }
 
 /// Issue 12, failure 2: with `Threads 1024`, `go movetime 200` answered after

@@ -9,7 +9,7 @@
 use super::command::shown;
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
-use crate::search::{Settings, Strategy, skill};
+use crate::search::{EngineError, Settings, Strategy, skill};
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
 
@@ -396,14 +396,12 @@ impl Options {
         }
     }
 
-    /// Sets the search options back to `settings` (the engine refused a change).
-    pub fn restore(&mut self, settings: &Settings) {
-        self.values[OptionId::Hash as usize] = Value::Int(settings.hash_mb as i64);
-        self.values[OptionId::Threads as usize] = Value::Int(settings.threads as i64);
-        self.values[OptionId::MultiPv as usize] = Value::Int(settings.multipv as i64);
-        self.values[OptionId::MoveOverhead as usize] = Value::Int(settings.move_overhead_ms as i64);
-        let strategy = Strategy::NAMES.iter().find(|n| Strategy::from_name(n) == Some(settings.strategy));
-        self.values[OptionId::Strategy as usize] = Value::Word(strategy.copied().unwrap_or("search"));
+    /// Sets the option the engine refused (`Hash` or `Threads`) back to the value in force.
+    pub fn restore_refused(&mut self, refused: &EngineError, kept: &Settings) {
+        match refused {
+            EngineError::Hash { .. } => self.values[OptionId::Hash as usize] = Value::Int(kept.hash_mb as i64),
+            EngineError::Threads(..) => self.values[OptionId::Threads as usize] = Value::Int(kept.threads as i64),
+        }
     }
 
     /// The game chosen by `UCI_Variant`.

@@ -129,13 +129,22 @@ impl Session {
             return;
         }
         if self.settings_pending {
-            let settings = self.options.settings();
-            if *self.engine.settings() != settings {
+            // At most Hash and Threads can be refused: after two refusals the rest applies.
+            for _ in 0..3 {
+                let settings = self.options.settings();
+                if *self.engine.settings() == settings {
+                    break;
+                }
                 self.debug(|| format!("engine settings: {}", fmt::settings_text(&settings)));
-                if let Err(e) = self.engine.set_settings(settings) {
-                    // The engine kept its table and threads: the options say so again.
-                    self.out.error(&format!("setoption: {e}"));
-                    self.options.restore(self.engine.settings());
+                match self.engine.set_settings(settings) {
+                    Ok(()) => break,
+                    Err(e) => {
+                        // The engine kept its table or threads: that option says so again,
+                        // and the other changes waiting with it are applied on the next pass.
+                        self.out.error(&format!("setoption: {e}"));
+                        let kept = self.engine.settings().clone();
+                        self.options.restore_refused(&e, &kept);
+                    }
                 }
             }
             self.settings_pending = false;
