@@ -7,7 +7,7 @@
 //! checked to load and to have a legal move (see the tests).
 
 use crate::core::{Position, Variant};
-use crate::search::{Engine, Limits, Report, Settings};
+use crate::search::{Engine, EngineError, Limits, Report, Settings};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -176,16 +176,20 @@ pub struct BenchResult {
 
 /// Searches every bench position to `depth` with `threads` threads and a
 /// `hash_mb` table (cleared first), writing one line per position and then
-/// the Stockfish-style summary to `out`.
+/// the Stockfish-style summary to `out`. When the system refuses the table
+/// or the threads, the reason is written instead and the result is empty
+/// ([`try_run`] returns it as an error).
 pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> BenchResult {
+    try_run(depth, threads, hash_mb, out).unwrap_or_else(|e| {
+        let _ = writeln!(out, "bench: {e}");
+        BenchResult { nodes: 0, time_ms: 0, nps: 0 }
+    })
+}
+
+/// [`run`], or why the system refuses the table or the threads (nothing is written then).
+pub fn try_run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> Result<BenchResult, EngineError> {
     let settings = Settings { hash_mb, threads, move_overhead_ms: 0, ..Settings::default() };
-    let mut engine = match Engine::try_new(settings) {
-        Ok(e) => e,
-        Err(e) => {
-            let _ = writeln!(out, "bench: {e}");
-            return BenchResult { nodes: 0, time_ms: 0, nps: 0 };
-        }
-    };
+    let mut engine = Engine::try_new(settings)?;
     engine.clear();
     let start = Instant::now();
     let mut total = 0;
@@ -239,7 +243,7 @@ pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> B
     let _ = writeln!(out, "Total time (ms) : {}", result.time_ms);
     let _ = writeln!(out, "Nodes searched  : {}", result.nodes);
     let _ = writeln!(out, "Nodes/second    : {}", result.nps);
-    result
+    Ok(result)
 }
 
 #[cfg(test)]

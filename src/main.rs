@@ -116,8 +116,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 fn run_bench(args: &[String]) -> Result<(), String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let b = cubist::bench::BenchArgs::parse(&words)?;
-    cubist::bench::run(b.depth, b.threads, b.hash_mb, &mut Emitter);
-    Ok(())
+    cubist::bench::try_run(b.depth, b.threads, b.hash_mb, &mut Emitter).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// stdout as a writer for streamed output, through [`emit`] (a closed stdout ends the program quietly).

@@ -256,18 +256,18 @@ fn weakened(level: u8, mut report: Reporter) -> Reporter {
 #[derive(Debug, Error)]
 pub enum EngineError {
     /// The system would not give the transposition table's memory.
-    #[error("Hash {mb} MiB cannot be allocated ({why}); the table keeps its {kept} MiB")]
+    #[error("Hash {mb} MiB cannot be allocated ({why}){}", kept.map_or(String::new(), |k| format!("; the table keeps its {k} MiB")))]
     Hash {
         /// The size asked for.
         mb: usize,
-        /// The size kept.
-        kept: usize,
+        /// The size kept (none for a new engine).
+        kept: Option<usize>,
         /// The allocator's reason.
         why: String,
     },
-    /// The system would not start the search threads.
-    #[error("{0}; {1} threads stay")]
-    Threads(threads::PoolError, usize),
+    /// The system would not start the search threads; how many stay (none for a new engine).
+    #[error("{}{}", .0, .1.map_or(String::new(), |n| format!("; {n} threads stay")))]
+    Threads(threads::PoolError, Option<usize>),
 }
 
 /// A transposition table of `mb` MiB, or why the memory is not there.
@@ -354,8 +354,9 @@ impl Engine {
 
     /// An idle engine with these settings, or why the system refuses them.
     pub fn try_new(settings: Settings) -> Result<Engine, EngineError> {
-        let pool = threads::ThreadPool::new(settings.threads).map_err(|e| EngineError::Threads(e, 0))?;
-        let tt = try_table(settings.hash_mb).map_err(|why| EngineError::Hash { mb: settings.hash_mb, kept: 0, why })?;
+        let pool = threads::ThreadPool::new(settings.threads).map_err(|e| EngineError::Threads(e, None))?;
+        let tt =
+            try_table(settings.hash_mb).map_err(|why| EngineError::Hash { mb: settings.hash_mb, kept: None, why })?;
         Ok(Engine {
             tt: Arc::new(tt),
             pool: Arc::new(pool),
@@ -379,7 +380,10 @@ impl Engine {
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), EngineError> {
         self.wait();
         let pool = if settings.threads != self.settings.threads {
-            Some(threads::ThreadPool::new(settings.threads).map_err(|e| EngineError::Threads(e, self.pool.threads()))?)
+            Some(
+                threads::ThreadPool::new(settings.threads)
+                    .map_err(|e| EngineError::Threads(e, Some(self.pool.threads())))?,
+            )
         } else {
             None
         };
@@ -387,7 +391,7 @@ impl Engine {
             // The old table is released first when the new one is the larger, so both need not fit at once.
             Some(try_table(settings.hash_mb).map_err(|why| EngineError::Hash {
                 mb: settings.hash_mb,
-                kept: self.settings.hash_mb,
+                kept: Some(self.settings.hash_mb),
                 why,
             })?)
         } else {

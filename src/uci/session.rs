@@ -297,7 +297,7 @@ impl Session {
         self.engine.wait();
         self.wait_perft();
         let mut text = Vec::new();
-        bench::run(b.depth, b.threads, b.hash_mb, &mut text);
+        bench::try_run(b.depth, b.threads, b.hash_mb, &mut text).map_err(|e| CommandError::Bench(e.to_string()))?;
         self.out.send(String::from_utf8_lossy(&text).trim_end());
         Ok(Flow::Continue)
     }
