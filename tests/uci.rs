@@ -197,7 +197,7 @@ fn handshake_lists_identity_and_every_option() {
             "option name Strategy type combo default search var search var greedy var random",
             "option name Skill Level type spin default 20 min 0 max 20",
             "option name UCI_LimitStrength type check default false",
-            "option name UCI_Elo type spin default 400 min 400 max 1600",
+            "option name UCI_Elo type spin default 640 min 640 max 1320",
             "option name UCI_Variant type combo default hdc var hdc var haberkorn",
             "option name HaberkornLayers type spin default 8 min 3 max 8",
             "option name HaberkornWhiteLayer type spin default 4 min 1 max 8",
@@ -717,7 +717,7 @@ fn skill_level_limits_depth_and_picks_among_four_lines() {
     assert!(firsts.contains(&best.as_str()), "bestmove {best} is not among the lines {firsts:?}");
     // UCI_LimitStrength with UCI_Elo sets a level too; full strength again afterwards.
     e.ask("setoption name UCI_LimitStrength value true");
-    e.ask("setoption name UCI_Elo value 400");
+    e.ask("setoption name UCI_Elo value 640");
     e.send("go depth 10");
     let out = e.until_prefix("bestmove ");
     assert!(out.iter().filter(|l| l.starts_with("info depth")).all(|l| field(l, "depth") <= 1), "{out:?}");

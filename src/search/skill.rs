@@ -19,16 +19,19 @@ pub const MAX_LEVEL: u8 = 20;
 /// Lines a weakened search considers at least (Stockfish's 4).
 pub const MIN_LINES: usize = 4;
 
-/// The lowest `UCI_Elo` accepted.
-pub const MIN_ELO: i64 = 400;
-/// The highest `UCI_Elo` accepted (a weaker setting than full strength).
-pub const MAX_ELO: i64 = 1600;
+/// The lowest `UCI_Elo` accepted: level 0.
+pub const MIN_ELO: i64 = 640;
+/// The highest `UCI_Elo` accepted: level 19, just below full strength.
+pub const MAX_ELO: i64 = 1320;
 
-/// The Elo of each measured level on Cubist's own scale, where the
-/// uniformly `random` mover is 0: `(level, elo)`, ascending. See README,
-/// "Playing levels", for the matches behind them; levels in between are
-/// interpolated.
-pub const LEVEL_ELO: [(u8, i64); 4] = [(0, 400), (3, 700), (8, 1100), (19, 1600)];
+/// The Elo of the levels on Cubist's own scale, where the uniformly `random`
+/// mover is 0: `(level, elo)`, ascending, levels in between interpolated.
+/// Measured with `cubist match` in haberkorn at 0.1 s per move (README,
+/// "Playing levels"): level 0 scored 19½/20 against `random` (+636), level 5
+/// 19/20 against level 0 (+512), level 10 11½/20 against level 5 (+52), full
+/// strength 13½/20 against level 10 (+127, so about 1330). Level 19 is put
+/// just below full strength; the steps carry ±160 Elo or more.
+pub const LEVEL_ELO: [(u8, i64); 4] = [(0, 640), (5, 1150), (10, 1200), (19, 1320)];
 
 /// The level whose measured Elo is closest to `elo` (clamped to
 /// [`MIN_ELO`]..=[`MAX_ELO`]), interpolating linearly between the measured
