@@ -722,3 +722,34 @@ fn skill_level_limits_depth_and_picks_among_four_lines() {
     let out = e.until_prefix("bestmove ");
     assert!(out.iter().filter(|l| l.starts_with("info depth")).all(|l| field(l, "depth") <= 1), "{out:?}");
 }
+
+/// Under an address-space limit (`ulimit -v`, 4 GB) the system refuses the
+/// stacks of 1024 threads and a table of 8 GiB: each is an error line, the
+/// engine keeps its thread and table and still searches. Runs wherever `sh`
+/// has `ulimit -v`, whatever the machine's memory.
+#[test]
+fn refused_threads_and_hash_are_errors_under_a_memory_limit() {
+    let script = format!("ulimit -v 4000000 && exec '{}'", env!("CARGO_BIN_EXE_cubist"));
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("sh runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"setoption name Threads value 1024\nsetoption name Hash value 8192\ngo depth 1\nisready\n")
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("info string error: setoption: cannot start 1024 search threads")
+            && text.contains("Threads stays at 1"),
+        "{text}"
+    );
+    assert!(text.contains("Hash 8192 MiB cannot be allocated") && text.contains("keeps its 16 MiB"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"), "{text}");
+}

@@ -266,7 +266,7 @@ pub enum EngineError {
         why: String,
     },
     /// The system would not start the search threads; how many stay (none for a new engine).
-    #[error("{}{}", .0, .1.map_or(String::new(), |n| format!("; {n} threads stay")))]
+    #[error("{}{}", .0, .1.map_or(String::new(), |n| format!("; Threads stays at {n}")))]
     Threads(threads::PoolError, Option<usize>),
 }
 
