@@ -298,13 +298,15 @@ pub struct OpeningsSpec {
     pub format: OpeningFormat,
     /// The order of use.
     pub order: OpeningOrder,
+    /// The opening the first round takes, 1-based (fastchess's `start=`), after any shuffle.
+    pub start: usize,
 }
 
 impl OpeningsSpec {
     /// Reads the `--openings` tokens.
     pub fn parse(tokens: &[String]) -> Result<OpeningsSpec, ConfigError> {
         const G: &str = "--openings";
-        let (mut file, mut format, mut order) = (None, OpeningFormat::Fen, OpeningOrder::Random);
+        let (mut file, mut format, mut order, mut start) = (None, OpeningFormat::Fen, OpeningOrder::Random, 1);
         for (key, val) in pairs(G, tokens)? {
             let bad =
                 |why: &str| ConfigError::BadValue { group: G, key: key.into(), value: val.into(), why: why.into() };
@@ -324,10 +326,13 @@ impl OpeningsSpec {
                         _ => return Err(bad("expected random or sequential")),
                     }
                 }
+                "start" => {
+                    start = val.parse().ok().filter(|&n| n >= 1).ok_or_else(|| bad("expected a line number from 1"))?
+                }
                 _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
             }
         }
-        Ok(OpeningsSpec { file: file.ok_or(ConfigError::Missing { group: G, key: "file" })?, format, order })
+        Ok(OpeningsSpec { file: file.ok_or(ConfigError::Missing { group: G, key: "file" })?, format, order, start })
     }
 }
 
