@@ -218,6 +218,13 @@ impl Outputs {
         }
     }
 
+    /// Removes the (still empty) summary file of a match that ends before its first game.
+    fn discard_summary(&mut self) {
+        if let Some((p, _)) = self.json.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
     /// Writes the summary JSON.
     fn summary(&mut self, summary: &MatchSummary) -> Result<(), ArenaError> {
         let Some((p, f)) = &mut self.json else { return Ok(()) };
@@ -387,7 +394,14 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     let mut outputs = Outputs::open(&cfg)?;
     // Every engine must start and answer `uci` before games are scheduled.
     for spec in &cfg.engines {
-        EngineProcess::start(spec).map_err(|source| ArenaError::Engine { name: spec.name.clone(), source })?.quit();
+        match EngineProcess::start(spec) {
+            Ok(engine) => engine.quit(),
+            Err(source) => {
+                // No game was played: the summary file created above would stay empty.
+                outputs.discard_summary();
+                return Err(ArenaError::Engine { name: spec.name.clone(), source });
+            }
+        }
     }
     let schedule = Schedule::new(&cfg);
     let progress = Progress::new(schedule.len());
@@ -398,13 +412,24 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     let mut write_error = None;
     let date = today();
     let (tx, rx) = channel::<Finished>();
+    let mut started = 0u64;
     thread::scope(|scope| {
         let workers = (cfg.concurrency as u64).min(schedule.len());
-        for _ in 0..workers {
+        for i in 0..workers {
             let tx = tx.clone();
             let (schedule, book, specs, next, stop) = (&schedule, &book, &cfg.engines, &next, &stop);
             let rules = cfg.adjudication;
-            scope.spawn(move || worker(schedule, book, specs, rules, next, stop, tx));
+            let spawned = thread::Builder::new()
+                .name(format!("match-worker-{i}"))
+                .spawn_scoped(scope, move || worker(schedule, book, specs, rules, next, stop, tx));
+            // A worker the system refuses: the match goes on with the ones it has.
+            match spawned {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    progress.say(format!("warning: --concurrency {}: only {i} workers started ({e})", cfg.concurrency));
+                    break;
+                }
+            }
         }
         drop(tx);
         for finished in rx {
@@ -451,6 +476,9 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         }
     });
     progress.bar.finish_and_clear();
+    if started == 0 {
+        return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
+    }
     if let Some(e) = write_error {
         return Err(e);
     }

@@ -141,7 +141,7 @@ impl EngineProcess {
         };
         let (tx, rx) = channel();
         let name = spec.name.clone();
-        thread::spawn(move || {
+        let reader = thread::Builder::new().name(format!("read-{}", spec.name)).spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
             loop {
@@ -158,6 +158,11 @@ impl EngineProcess {
                 }
             }
         });
+        if let Err(e) = reader {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ProcessError::Spawn { cmd: spec.cmd.clone(), why: format!("no thread to read it: {e}") });
+        }
         let mut engine =
             EngineProcess { name: spec.name.clone(), child, stdin, lines: rx, ready_timeout: spec.ready_timeout };
         engine.send("uci")?;

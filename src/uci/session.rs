@@ -212,7 +212,7 @@ impl Session {
         let flag = Arc::clone(&stop);
         let mut pos = self.pos.clone();
         let out = self.out.clone();
-        let thread = std::thread::spawn(move || {
+        let spawned = std::thread::Builder::new().name("perft".into()).spawn(move || {
             let mut total = 0;
             let moves: Vec<Move> = pos.legal_moves().to_vec();
             for m in moves {
@@ -232,7 +232,10 @@ impl Session {
             }
             out.send(&format!("\nNodes searched: {total}"));
         });
-        self.perft = Some(PerftJob { stop, thread });
+        match spawned {
+            Ok(thread) => self.perft = Some(PerftJob { stop, thread }),
+            Err(e) => self.out.error(&format!("go perft: no thread to count on ({e}); nothing started")),
+        }
     }
 
     /// Whether a perft is still counting.
