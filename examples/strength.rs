@@ -7,7 +7,10 @@
 //! Self-play of one technique: `--opponent search --off null_move` (the
 //! opponent searches without null-move pruning).
 
-use cubist::core::{Color, Move, PieceKind, Position, Variant};
+use clap::Parser;
+use cubist::arena::stats::Tally;
+use cubist::arena::summary::{fmt_elo, fmt_err};
+use cubist::core::{Color, GameState, Move, PieceKind, Position, Variant};
 use cubist::search::strategy::baseline_value;
 use cubist::search::{Engine, Limits, Report, SearchParams, Settings, Strategy, Switches};
 use rand::SeedableRng;
@@ -15,58 +18,63 @@ use rand::seq::IndexedRandom;
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// In-process games of Cubist against a baseline or a weakened copy of itself.
+#[derive(Parser)]
 struct Args {
-    variant: Variant,
-    opponent: Strategy,
+    /// The game: hdc or haberkorn.
+    #[arg(long, default_value = "hdc", value_parser = ["hdc", "haberkorn"])]
+    variant: String,
+    /// Haberkorn: layers of the board (the setup layers are adapted).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(3..=8))]
+    layers: u8,
+    /// The opponent: random, greedy or search.
+    #[arg(long, default_value = "greedy", value_parser = Strategy::NAMES)]
+    opponent: String,
+    /// Games to play (colours alternate; each opening is played with both colours).
+    #[arg(long, default_value_t = 100)]
     games: usize,
+    /// Milliseconds per move for both sides.
+    #[arg(long, default_value_t = 100)]
     movetime: u64,
+    /// Plies after which a game is adjudicated by material.
+    #[arg(long, default_value_t = 300)]
     max_plies: usize,
+    /// Random plies that open each pair of games.
+    #[arg(long, default_value_t = 4)]
     open_plies: usize,
+    /// Search techniques switched off in the opponent, comma-separated
+    /// (null_move, lmr, reverse_futility, futility, late_move_pruning, aspiration).
+    #[arg(long, value_delimiter = ',')]
     off: Vec<String>,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut a = Args {
-        variant: Variant::hdc(),
-        opponent: Strategy::Greedy,
-        games: 100,
-        movetime: 100,
-        max_plies: 300,
-        open_plies: 4,
-        off: Vec::new(),
-        seed: 1,
-    };
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let mut layers = 8u8;
-    let mut i = 0;
-    while i < argv.len() {
-        let val = argv.get(i + 1).cloned().ok_or(format!("{} needs a value", argv[i]))?;
-        let num = |v: &str| v.parse::<u64>().map_err(|e| format!("{v}: {e}"));
-        match argv[i].as_str() {
-            "--variant" => {
-                a.variant = match val.as_str() {
-                    "hdc" => Variant::hdc(),
-                    "haberkorn" => Variant::haberkorn(),
-                    v => return Err(format!("unknown variant {v}")),
-                }
-            }
-            "--layers" => layers = num(&val)? as u8,
-            "--opponent" => a.opponent = Strategy::from_name(&val).ok_or(format!("unknown opponent {val}"))?,
-            "--games" => a.games = num(&val)? as usize,
-            "--movetime" => a.movetime = num(&val)?,
-            "--max-plies" => a.max_plies = num(&val)? as usize,
-            "--open-plies" => a.open_plies = num(&val)? as usize,
-            "--off" => a.off = val.split(',').map(str::to_string).collect(),
-            "--seed" => a.seed = num(&val)?,
-            other => return Err(format!("unknown option {other}")),
+impl Args {
+    fn variant(&self) -> Result<Variant, String> {
+        match self.variant.as_str() {
+            "hdc" => Ok(Variant::hdc()),
+            _ if self.layers == 8 => Ok(Variant::haberkorn()),
+            _ => Variant::haberkorn().with_layers(self.layers).map_err(|e| e.to_string()),
         }
-        i += 2;
     }
-    if layers != 8 {
-        a.variant = a.variant.with_layers(layers).map_err(|e| e.to_string())?;
+
+    fn opponent(&self) -> Strategy {
+        Strategy::from_name(&self.opponent).unwrap_or_default()
     }
-    Ok(a)
+}
+
+/// How a game state reads in the log.
+fn describe(state: GameState) -> &'static str {
+    match state {
+        GameState::Ongoing => "ongoing",
+        GameState::Checkmate => "checkmate",
+        GameState::Stalemate => "stalemate",
+        GameState::FiftyMoves => "fifty moves",
+        GameState::Repetition => "repetition",
+        GameState::DeadMaterial => "dead material",
+    }
 }
 
 fn params_without(off: &[String]) -> Result<SearchParams, String> {
@@ -95,8 +103,15 @@ fn best_move(engine: &mut Engine, pos: &Position, movetime: u64) -> Option<Move>
 }
 
 /// Plays one game; returns Cubist's result (1 win, 0.5 draw, 0 loss) and how it ended.
-fn play(a: &Args, cubist: &mut Engine, other: &mut Engine, opening: &[Move], cubist_white: bool) -> (f64, String) {
-    let mut pos = Position::start(a.variant);
+fn play(
+    a: &Args,
+    variant: Variant,
+    cubist: &mut Engine,
+    other: &mut Engine,
+    opening: &[Move],
+    cubist_white: bool,
+) -> (f64, String) {
+    let mut pos = Position::start(variant);
     for &m in opening {
         pos.make(m);
     }
@@ -113,7 +128,7 @@ fn play(a: &Args, cubist: &mut Engine, other: &mut Engine, opening: &[Move], cub
             } else {
                 1.0
             };
-            return (r, format!("{state:?}"));
+            return (r, describe(state).to_string());
         }
         let cubist_to_move = (pos.side_to_move() == Color::White) == cubist_white;
         let engine = if cubist_to_move { &mut *cubist } else { &mut *other };
@@ -138,30 +153,24 @@ fn play(a: &Args, cubist: &mut Engine, other: &mut Engine, opening: &[Move], cub
 }
 
 fn main() {
-    let a = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
-    };
-    let off = match params_without(&a.off) {
-        Ok(p) => p,
-        Err(e) => {
+    let a = Args::parse();
+    let (variant, off) = match (a.variant(), params_without(&a.off)) {
+        (Ok(v), Ok(off)) => (v, off),
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");
             std::process::exit(2);
         }
     };
     let mut cubist = Engine::new(Settings { hash_mb: 16, ..Settings::default() });
-    let mut other = Engine::new(Settings { hash_mb: 16, strategy: a.opponent, ..Settings::default() });
+    let mut other = Engine::new(Settings { hash_mb: 16, strategy: a.opponent(), ..Settings::default() });
     other.set_params(off);
     let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed);
-    let (mut w, mut d, mut l) = (0, 0, 0);
+    let mut tally = Tally::default();
     let mut opening = Vec::new();
     for g in 0..a.games {
         if g % 2 == 0 {
             opening.clear();
-            let mut pos = Position::start(a.variant);
+            let mut pos = Position::start(variant);
             for _ in 0..a.open_plies {
                 let Some(&m) = pos.legal_moves().choose(&mut rng) else { break };
                 pos.make(m);
@@ -169,32 +178,30 @@ fn main() {
             }
         }
         let cubist_white = g % 2 == 0;
-        let (r, how) = play(&a, &mut cubist, &mut other, &opening, cubist_white);
-        match r {
-            1.0 => w += 1,
-            0.0 => l += 1,
-            _ => d += 1,
-        }
-        let n = (w + d + l) as f64;
+        let (r, how) = play(&a, variant, &mut cubist, &mut other, &opening, cubist_white);
+        tally.add_game(r);
         println!(
-            "game {:3} cubist {} {:>4} ({how})  W {w} D {d} L {l}  score {:.1}%",
+            "game {:3} cubist {} {:>4} ({how})  W {} D {} L {}  score {:.1}%",
             g + 1,
             if cubist_white { "white" } else { "black" },
             r,
-            (w as f64 + d as f64 / 2.0) / n * 100.0
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            tally.score() * 100.0
         );
     }
-    let n = (w + d + l).max(1) as f64;
-    let score = (w as f64 + d as f64 / 2.0) / n;
-    let elo = if score <= 0.0 || score >= 1.0 { f64::NAN } else { -400.0 * (1.0 / score - 1.0).log10() };
     println!(
-        "{} vs {:?}{}: {} games, movetime {} ms: W {w} D {d} L {l}, score {:.1}%, Elo {:+.0}",
-        a.variant,
+        "{variant} vs {}{}: {} games, movetime {} ms: W {} D {} L {}, score {:.1}%, Elo {} ± {}",
         a.opponent,
         if a.off.is_empty() { String::new() } else { format!(" without {}", a.off.join(",")) },
-        w + d + l,
+        tally.games(),
         a.movetime,
-        score * 100.0,
-        elo
+        tally.wins,
+        tally.draws,
+        tally.losses,
+        tally.score() * 100.0,
+        fmt_elo(tally.elo()),
+        fmt_err(tally.elo_error())
     );
 }

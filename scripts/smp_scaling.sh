@@ -12,11 +12,12 @@ threads=("$@")
 [ ${#threads[@]} -eq 0 ] && threads=(1 2)
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-bin=target/release/cubist
+# CARGO_TARGET_DIR is honoured, as cargo does.
+bin=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/cubist
 base_nps=""; base_ms=""
 printf '%8s %12s %14s %10s %10s %12s\n' threads time_ms nodes nps nps_ratio time_ratio
 for t in "${threads[@]}"; do
-  out=$("$bin" bench "$depth" "$t" "$hash")
+  out=$("$bin" bench depth="$depth" threads="$t" hash="$hash")
   ms=$(awk -F': ' '/^Total time/ {print $2}' <<<"$out")
   nodes=$(awk -F': ' '/^Nodes searched/ {print $2}' <<<"$out")
   nps=$(awk -F': ' '/^Nodes\/second/ {print $2}' <<<"$out")

@@ -35,11 +35,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Where cargo puts a checkout's build: CARGO_TARGET_DIR when set (made absolute), else <checkout>/target.
+target_dir() { # <checkout>
+    if [ -n "${CARGO_TARGET_DIR:-}" ]; then realpath -m "$CARGO_TARGET_DIR"; else echo "$1/target"; fi
+}
+
 build() { # <rev> <dir> <binary>
     echo "building $1 in $2" >&2
     git -C "$ROOT" worktree add --detach "$2" "$1" >/dev/null
     cargo build --release --quiet --manifest-path "$2/Cargo.toml"
-    cp "$2/target/release/cubist" "$3"
+    cp "$(target_dir "$2")/release/cubist" "$3"
 }
 
 build "$NEW_SHA" "$TMP/new" "$TMP/cubist-new"
@@ -48,7 +53,7 @@ echo "building the match runner from $ROOT" >&2
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 
 # shellcheck disable=SC2086
-"$ROOT/target/release/cubist" match \
+"$(target_dir "$ROOT")/release/cubist" match \
     --engine cmd="$TMP/cubist-new" name="new-$NEW_SHA" \
     --engine cmd="$TMP/cubist-base" name="base-$BASE_SHA" \
     --each tc="$TC" \

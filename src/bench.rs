@@ -7,7 +7,7 @@
 //! checked to load and to have a legal move (see the tests).
 
 use crate::core::{Position, Variant};
-use crate::search::{Engine, Limits, Report, Settings, Strategy};
+use crate::search::{Engine, EngineError, Limits, Report, Settings};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -22,6 +22,54 @@ pub const SIGNATURE: u64 = 1_737_680;
 pub const DEFAULT_THREADS: usize = 1;
 /// Hash MiB when none are given.
 pub const DEFAULT_HASH_MB: usize = 16;
+
+/// What `bench` is asked to do: `[depth] [threads] [hash]` by position or
+/// as `depth=N threads=N hash=N` in any order (both forms may be mixed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchArgs {
+    /// Depth in plies, 1 to 100.
+    pub depth: u32,
+    /// Search threads, 1 to 1024.
+    pub threads: usize,
+    /// Hash MiB, 1 to 65536.
+    pub hash_mb: usize,
+}
+
+impl Default for BenchArgs {
+    fn default() -> BenchArgs {
+        BenchArgs { depth: DEFAULT_DEPTH, threads: DEFAULT_THREADS, hash_mb: DEFAULT_HASH_MB }
+    }
+}
+
+/// How `bench`'s arguments are written (for errors and `help`).
+pub const BENCH_USAGE: &str =
+    "bench [depth=1..100] [threads=1..1024] [hash=1..65536 MiB] (or the three numbers in that order)";
+
+impl BenchArgs {
+    /// Reads the arguments; an error names the bad one and the usage.
+    pub fn parse(args: &[&str]) -> Result<BenchArgs, String> {
+        const NAMES: [(&str, u64, u64); 3] = [("depth", 1, 100), ("threads", 1, 1024), ("hash", 1, 65536)];
+        let mut values = [DEFAULT_DEPTH as u64, DEFAULT_THREADS as u64, DEFAULT_HASH_MB as u64];
+        if args.len() > NAMES.len() {
+            return Err(format!("at most three arguments; usage: {BENCH_USAGE}"));
+        }
+        for (i, arg) in args.iter().enumerate() {
+            let (slot, text) = match arg.split_once('=') {
+                Some((key, v)) => match NAMES.iter().position(|(n, ..)| *n == key) {
+                    Some(slot) => (slot, v),
+                    None => return Err(format!("unknown argument '{key}'; usage: {BENCH_USAGE}")),
+                },
+                None => (i, *arg),
+            };
+            let (name, min, max) = NAMES[slot];
+            match text.parse::<u64>() {
+                Ok(v) if (min..=max).contains(&v) => values[slot] = v,
+                _ => return Err(format!("{name} must be a whole number from {min} to {max}; usage: {BENCH_USAGE}")),
+            }
+        }
+        Ok(BenchArgs { depth: values[0] as u32, threads: values[1] as usize, hash_mb: values[2] as usize })
+    }
+}
 
 /// One bench position: a label, its variant and its 3D-FEN.
 pub struct BenchPosition {
@@ -132,10 +180,20 @@ pub struct BenchResult {
 
 /// Searches every bench position to `depth` with `threads` threads and a
 /// `hash_mb` table (cleared first), writing one line per position and then
-/// the Stockfish-style summary to `out`.
+/// the Stockfish-style summary to `out`. When the system refuses the table
+/// or the threads, the reason is written instead and the result is empty
+/// ([`try_run`] returns it as an error).
 pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> BenchResult {
-    let settings = Settings { hash_mb, threads, multipv: 1, move_overhead_ms: 0, strategy: Strategy::Search };
-    let mut engine = Engine::new(settings);
+    try_run(depth, threads, hash_mb, out).unwrap_or_else(|e| {
+        let _ = writeln!(out, "bench: {e}");
+        BenchResult { nodes: 0, time_ms: 0, nps: 0 }
+    })
+}
+
+/// [`run`], or why the system refuses the table or the threads (nothing is written then).
+pub fn try_run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> Result<BenchResult, EngineError> {
+    let settings = Settings { hash_mb, threads, move_overhead_ms: 0, ..Settings::default() };
+    let mut engine = Engine::try_new(settings)?;
     engine.clear();
     let start = Instant::now();
     let mut total = 0;
@@ -168,7 +226,7 @@ pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> B
         let nodes = engine.nodes();
         total += nodes;
         let (score, best) = match seen.lock() {
-            Ok(s) => (s.0.as_ref().map(|i| format!("{:?}", i.score)), s.1),
+            Ok(s) => (s.0.as_ref().map(|i| i.score.to_string()), s.1),
             Err(_) => (None, None),
         };
         let _ = writeln!(
@@ -189,12 +247,26 @@ pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> B
     let _ = writeln!(out, "Total time (ms) : {}", result.time_ms);
     let _ = writeln!(out, "Nodes searched  : {}", result.nodes);
     let _ = writeln!(out, "Nodes/second    : {}", result.nps);
-    result
+    Ok(result)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bench_arguments_by_position_or_by_name() {
+        let parse = |s: &str| BenchArgs::parse(&s.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(parse(""), Ok(BenchArgs::default()));
+        assert_eq!(parse("3"), Ok(BenchArgs { depth: 3, ..BenchArgs::default() }));
+        assert_eq!(parse("depth=3"), Ok(BenchArgs { depth: 3, ..BenchArgs::default() }));
+        assert_eq!(parse("hash=64 depth=5"), Ok(BenchArgs { depth: 5, threads: 1, hash_mb: 64 }));
+        assert_eq!(parse("4 2 32"), Ok(BenchArgs { depth: 4, threads: 2, hash_mb: 32 }));
+        for bad in ["0", "depth=101", "speed=3", "1 2 3 4", "threads=x"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        assert!(parse("depth=101").unwrap_err().contains("from 1 to 100"));
+    }
 
     #[test]
     fn every_bench_position_loads_and_is_playable() {

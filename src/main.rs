@@ -1,159 +1,35 @@
 //! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools and the
-//! `match` runner.
+//! `match` runner. The command-line structures live in `cli.rs`.
 
-use clap::{ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_sprt};
+mod cli;
+
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use cli::{Cli, Command, MatchArgs, PerftArgs};
+use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_log, parse_pgnout, parse_sprt};
 use cubist::arena::game::Adjudication;
 use cubist::arena::{MatchConfig, run_match};
-use cubist::core::{Position, Variant, VariantKind};
+use cubist::core::{Position, VariantKind};
+use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Cubist: a chess engine for 3D chess (hdc and haberkorn) speaking UCI.
-#[derive(Parser)]
-#[command(name = "cubist", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Speak UCI on stdin/stdout (the default when no subcommand is given); see protocol.md.
-    Uci,
-    /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
-    Perft(PerftArgs),
-    /// Play engines against each other (fastchess-style options; see protocol.md).
-    Match(Box<MatchArgs>),
-    /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
-    Bench(BenchArgs),
-    /// Serve the browser GUI: play, analyse, watch and replay games.
-    Gui(cubist::gui::GuiArgs),
-}
-
-#[derive(Args)]
-struct BenchArgs {
-    /// Depth in plies.
-    #[arg(default_value_t = cubist::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=100))]
-    depth: u32,
-    /// Search threads.
-    #[arg(default_value_t = cubist::bench::DEFAULT_THREADS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
-    threads: usize,
-    /// Hash table size in MiB.
-    #[arg(default_value_t = cubist::bench::DEFAULT_HASH_MB, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65536))]
-    hash: usize,
-}
-
-/// Which variant to play and its haberkorn options.
-#[derive(Args, Clone)]
-struct VariantArgs {
-    /// The game: hdc or haberkorn.
-    #[arg(long, default_value = "hdc", value_parser = ["hdc", "haberkorn"])]
-    variant: String,
-    /// Haberkorn: layers of the board (3 to 8).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(3..=8))]
-    layers: u8,
-    /// Haberkorn: White's setup layer (1 = I).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=8))]
-    white_layer: u8,
-    /// Haberkorn: Black's setup layer (1 = I).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=8))]
-    black_layer: u8,
-    /// Haberkorn: switch en passant on.
-    #[arg(long)]
-    en_passant: bool,
-    /// Haberkorn: switch castling on.
-    #[arg(long)]
-    castling: bool,
-}
-
-impl VariantArgs {
-    fn variant(&self) -> Result<Variant, String> {
-        match self.variant.as_str() {
-            "hdc" => Ok(Variant::hdc()),
-            _ => {
-                Variant::haberkorn_with(self.layers, self.white_layer, self.black_layer, self.en_passant, self.castling)
-                    .map_err(|e| e.to_string())
-            }
+/// Writes `text` to stdout and flushes. A closed stdout (`cubist perft 3 |
+/// head`) ends the program quietly with success, as the reader has all it
+/// wanted; any other write error ends it with a message.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == ErrorKind::BrokenPipe {
+            std::process::exit(0);
         }
+        let _ = writeln!(std::io::stderr(), "error: cannot write to stdout: {e}");
+        std::process::exit(1);
     }
 }
 
-#[derive(Args)]
-struct PerftArgs {
-    /// Depth in plies.
-    depth: u32,
-    #[command(flatten)]
-    variant: VariantArgs,
-    /// Start from this 3D-FEN instead of the variant's start position.
-    #[arg(long)]
-    fen: Option<String>,
-    /// Print the count below each legal root move.
-    #[arg(long)]
-    divide: bool,
-}
-
-/// `cubist match`: options in fastchess style, `key=value` groups after
-/// `--engine`, `--each`, `--openings`, `--resign`, `--draw` and `--sprt`.
-#[derive(Args)]
-struct MatchArgs {
-    /// An engine: cmd=<path> [name=<n>] [arg=<a>]... [option.<Name>=<v>]... [tc=<moves>/<s>+<inc> | tc=<s>+<inc>]
-    /// [st=<s>] [depth=<n>] [nodes=<n>] [timemargin=<ms>] [readytimeout=<s>]; repeat for each engine.
-    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE", required = true)]
-    engine: Vec<String>,
-    /// Settings for every engine (same keys as --engine; an engine's own settings win).
-    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
-    each: Vec<String>,
-    /// The first engine plays all others, who do not meet (default with more than two engines: round robin).
-    #[arg(long)]
-    gauntlet: bool,
-    #[command(flatten)]
-    variant: VariantArgs,
-    /// Openings: file=<path> [format=fen|epd] [order=random|sequential].
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    openings: Option<Vec<String>>,
-    /// Random plies played after each opening.
-    #[arg(long, default_value_t = 0)]
-    random_plies: u32,
-    /// Haberkorn: cycle through every white/black setup-layer pair, one per round.
-    #[arg(long)]
-    constellations: bool,
-    /// Play each opening twice with colours reversed (the default).
-    #[arg(long, overrides_with = "no_repeat")]
-    repeat: bool,
-    /// Play each opening once, alternating colours between rounds.
-    #[arg(long)]
-    no_repeat: bool,
-    /// Rounds; each round has its own opening.
-    #[arg(long, default_value_t = 1)]
-    rounds: u32,
-    /// Games per pairing and round (default 2 with --repeat, else 1).
-    #[arg(long)]
-    games: Option<u32>,
-    /// Games played at the same time.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
-    /// Seed for the opening order and random plies (default: from the clock).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Resign adjudication: movecount=<n> score=<cp>.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    resign: Option<Vec<String>>,
-    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    draw: Option<Vec<String>>,
-    /// Draw a game after this many full moves.
-    #[arg(long)]
-    maxmoves: Option<u32>,
-    /// SPRT: elo0=<e> elo1=<e> alpha=<a> beta=<b> [model=normalized|logistic].
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    sprt: Option<Vec<String>>,
-    /// Write the game records to this file (flushed after each game).
-    #[arg(long, value_name = "FILE")]
-    pgnout: Option<std::path::PathBuf>,
-    /// Write the summary as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    results_json: Option<std::path::PathBuf>,
+/// Writes a line to stderr; a closed stderr is ignored.
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 /// The values of each occurrence of a repeatable option, kept apart.
@@ -164,18 +40,20 @@ fn occurrences(matches: &ArgMatches, id: &str) -> Vec<Vec<String>> {
         .unwrap_or_default()
 }
 
-fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), String> {
+/// The match configuration the options describe.
+fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, String> {
     let each: Vec<String> = args.each.clone();
     let engines =
         occurrences(matches, "engine").iter().map(|own| EngineSpec::parse(&each, own)).collect::<Result<Vec<_>, _>>();
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
-    let cfg = MatchConfig {
-        engines: engines.map_err(|e| e.to_string())?,
+    let e = |e: cubist::arena::config::ConfigError| e.to_string();
+    Ok(MatchConfig {
+        engines: engines.map_err(e)?,
         gauntlet: args.gauntlet,
-        variant: args.variant.variant()?,
-        openings: args.openings.as_deref().map(OpeningsSpec::parse).transpose().map_err(|e| e.to_string())?,
+        variant: args.variant.variant(args.constellations)?,
+        openings: args.openings.as_deref().map(OpeningsSpec::parse).transpose().map_err(e)?,
         random_plies: args.random_plies,
         constellations: args.constellations,
         repeat: !args.no_repeat,
@@ -184,21 +62,26 @@ fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), Strin
         concurrency: args.concurrency,
         seed,
         adjudication: Adjudication {
-            resign: args.resign.as_deref().map(ResignRule::parse).transpose().map_err(|e| e.to_string())?,
-            draw: args.draw.as_deref().map(DrawRule::parse).transpose().map_err(|e| e.to_string())?,
+            resign: args.resign.as_deref().map(ResignRule::parse).transpose().map_err(e)?,
+            draw: args.draw.as_deref().map(DrawRule::parse).transpose().map_err(e)?,
             maxmoves: args.maxmoves,
         },
-        sprt: args.sprt.as_deref().map(parse_sprt).transpose().map_err(|e| e.to_string())?,
-        pgnout: args.pgnout.clone(),
+        sprt: args.sprt.as_deref().map(parse_sprt).transpose().map_err(e)?,
+        pgnout: args.pgnout.as_deref().map(parse_pgnout).transpose().map_err(e)?,
         results_json: args.results_json.clone(),
-    };
+        log: args.log.as_deref().map(parse_log).transpose().map_err(e)?,
+    })
+}
+
+fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), String> {
+    let cfg = match_config(args, matches)?;
     let summary = run_match(cfg).map_err(|e| e.to_string())?;
-    print!("{}", summary.table());
+    emit(&summary.table());
     Ok(())
 }
 
 fn run_perft(args: &PerftArgs) -> Result<(), String> {
-    let variant = args.variant.variant()?;
+    let variant = args.variant.variant(false)?;
     let mut pos = match &args.fen {
         Some(fen) => Position::from_fen(fen, variant).map_err(|e| format!("bad FEN: {e}"))?,
         None => Position::start(variant),
@@ -207,47 +90,70 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
     let total = if args.divide && args.depth > 0 {
         let mut total = 0;
         for (m, n) in cubist::perft::divide(&mut pos, args.depth) {
-            println!("{m}: {n}");
+            emit(&format!("{m}: {n}\n"));
             total += n;
         }
-        println!();
+        emit("\n");
         total
     } else {
         cubist::perft::perft(&mut pos, args.depth)
     };
     let elapsed = start.elapsed();
-    println!("Nodes searched: {total}");
+    emit(&format!("Nodes searched: {total}\n"));
     let secs = elapsed.as_secs_f64();
-    eprintln!(
+    // The position's own variant: a FEN brings its layer count.
+    let played = pos.variant();
+    note(&format!(
         "{} perft({}) in {:.3} s, {:.0} nodes/second",
-        if variant.kind == VariantKind::Hdc { "hdc".to_string() } else { variant.to_string() },
+        if played.kind == VariantKind::Hdc { "hdc".to_string() } else { played.to_string() },
         args.depth,
         secs,
         total as f64 / secs.max(1e-9)
-    );
+    ));
     Ok(())
 }
 
+fn run_bench(args: &[String]) -> Result<(), String> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let b = cubist::bench::BenchArgs::parse(&words)?;
+    cubist::bench::try_run(b.depth, b.threads, b.hash_mb, &mut Emitter).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// stdout as a writer for streamed output, through [`emit`] (a closed stdout ends the program quietly).
+struct Emitter;
+
+impl Write for Emitter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        emit(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command().get_matches_from(cli::normalise_args(std::env::args()));
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
     let result = match &cli.command {
         Some(Command::Perft(args)) => run_perft(args),
-        Some(Command::Match(args)) => match matches.subcommand_matches("match") {
-            Some(m) => run_match_command(args, m),
-            None => Err("internal: no match arguments".to_string()),
-        },
-        Some(Command::Bench(args)) => {
-            cubist::bench::run(args.depth, args.threads, args.hash, &mut std::io::stdout().lock());
-            Ok(())
+        Some(Command::Match(args)) => {
+            // RUST_LOG=trace shows every line between the runner and the engines on stderr.
+            let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();
+            match matches.subcommand_matches("match") {
+                Some(m) => run_match_command(args, m),
+                None => Err("internal: no match arguments".to_string()),
+            }
         }
         Some(Command::Gui(args)) => cubist::gui::run(args).map_err(|e| e.to_string()),
+        Some(Command::Bench(args)) => run_bench(&args.args),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
-            env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).init();
+            let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();
             cubist::uci::run(std::io::stdin(), cubist::uci::fmt::Output::stdout());
             Ok(())
         }
@@ -255,7 +161,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            note(&format!("error: {e}"));
             ExitCode::FAILURE
         }
     }

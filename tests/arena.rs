@@ -208,6 +208,9 @@ fn sprt_stops_a_lopsided_match_early() {
     assert_eq!(o.json["sprt"]["decision"], "H1");
     let games = o.json["games"].as_u64().unwrap();
     assert!(games < 400 && games as usize == o.records.len());
+    // Not before the minimum of game pairs (10 by default), however lopsided.
+    assert!(games >= 20, "decided after {games} games");
+    assert_eq!(o.json["sprt"]["min_pairs"], 10);
     assert!(o.stdout.contains("H1 accepted"));
 }
 
@@ -273,7 +276,7 @@ fn cubist_vs_cubist_depth_1() {
 fn cubist_in_haberkorn_constellations() {
     let args = words(&format!(
         "--engine cmd={e} name=one --engine cmd={e} name=two option.Strategy=random --each depth=1 \
-         --variant haberkorn --layers 3 --white-layer 1 --black-layer 3 --constellations --rounds 3 --random-plies 2 --maxmoves 20",
+         --variant haberkorn --layers 3 --constellations --rounds 3 --random-plies 2 --maxmoves 20",
         e = engine()
     ));
     let o = run_match("cubist-constellations", &args);
@@ -294,4 +297,140 @@ fn wrapped_cubist_faults() {
     assert_fault(&o, Termination::NoReadyok, true);
     let o = fault_match("w-slow", "--slow-at 3 --sleep 1.5", "tc=1+0", true);
     assert_fault(&o, Termination::TimeForfeit, true);
+}
+
+// ---- issue 12: fastchess spelling, records, outputs, lazy schedule --------
+
+/// A command line shaped like fastchess's README example
+/// (`-engine cmd=… name=… -engine … -each tc=10+0.1 -rounds 200 -repeat -concurrency 4`),
+/// shortened, with fastchess's `-recover`, `-randomseed`, `-pgnout file=` and `-log file=`.
+#[test]
+fn fastchess_command_lines_run_unchanged() {
+    let dir = scratch("fastchess");
+    let (pgn, log, err) = (dir.join("games.pgn"), dir.join("match.log"), dir.join("engine2.err"));
+    let line = format!(
+        "match -engine cmd={e} name=Engine1 -engine cmd={e} name=Engine2 stderr={err} -each tc=0:05+0.05 \
+         option.Hash=8 -rounds 1 -repeat -concurrency 2 -recover -randomseed -maxmoves 4 -pgnout file={pgn} \
+         notation=san -log file={log}",
+        e = engine(),
+        err = err.display(),
+        pgn = pgn.display(),
+        log = log.display()
+    );
+    let out = Command::new(CUBIST).args(words(&line)).env("RUST_LOG", "cubist::uci=debug").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let records = parse_records(&text).unwrap();
+    assert_eq!(records.len(), 2);
+    assert!(text.contains("[SetUp \"1\"]\n[FEN \""), "{text}");
+    for r in &records {
+        assert_eq!(r.time_control, "5+0.05");
+        assert_eq!(r.move_comments.len(), r.moves.len(), "{text}");
+        for c in &r.move_comments {
+            // cutechess's form: `+0.35/12 0.101s` (just the time when a search ended before any report).
+            let (score, time) = c.split_once(' ').unwrap_or(("", c));
+            if !score.is_empty() {
+                let (value, depth) = score.split_once('/').unwrap_or_else(|| panic!("comment {c:?}"));
+                assert!(value.starts_with(['+', '-']) && depth.parse::<u32>().is_ok(), "{c}");
+            }
+            assert!(time.ends_with('s') && time.trim_end_matches('s').parse::<f64>().is_ok(), "{c}");
+        }
+        assert!(r.move_comments.iter().any(|c| c.contains('/')), "{text}");
+    }
+    let log = std::fs::read_to_string(&log).unwrap();
+    for needle in ["] Engine1 > uci", "] Engine2 < uciok", "] Engine1 > go wtime", "] Engine2 < bestmove "] {
+        assert!(log.contains(needle), "{needle} missing from the log:\n{log}");
+    }
+    assert!(log.lines().all(|l| l.len() > 14 && l.as_bytes()[0] == b'[' && &l[13..15] == "] "), "{log}");
+    let engine_err = std::fs::read_to_string(&err).unwrap();
+    assert!(engine_err.contains("<< uci"), "the engine's stderr is kept: {engine_err}");
+}
+
+#[test]
+fn an_output_path_that_cannot_be_written_stops_the_match_before_any_game() {
+    let f = fake();
+    for flag in ["--results-json", "--pgnout", "--log"] {
+        let args = words(&format!(
+            "match --engine cmd={f} name=a --engine cmd={f} name=b --each depth=1 --rounds 3 {flag} /no/such/dir/out"
+        ));
+        let start = std::time::Instant::now();
+        let out = Command::new(CUBIST).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag}");
+        assert!(stderr.contains("cannot write '/no/such/dir/out'"), "{flag}: {stderr}");
+        assert!(!stderr.contains("Finished game"), "{flag}: a game was played first: {stderr}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    }
+}
+
+/// `cubist match … | true`: the summary meets a closed stdout; the program ends quietly.
+#[test]
+fn a_closed_stdout_ends_match_and_perft_quietly() {
+    let f = fake();
+    let runs = [
+        words(&format!("match --engine cmd={f} name=a --engine cmd={f} name=b --each depth=1 --maxmoves 2")),
+        words("perft 2 --divide"),
+        words("bench depth=1"),
+    ];
+    for args in runs {
+        let mut child = Command::new(CUBIST)
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
+
+/// `--rounds 4294967295` used to allocate the whole schedule up front and abort.
+#[test]
+fn a_huge_number_of_rounds_is_scheduled_lazily() {
+    let f = fake();
+    let args = words(&format!(
+        "--engine cmd={f} name=good --engine cmd={f} name=bad arg=--garbage-at arg=1 arg=--every \
+         --each depth=1 --rounds 4294967295 --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 minpairs=3"
+    ));
+    let o = run_match("huge-rounds", &args);
+    assert!(o.ok, "{}", o.stderr);
+    assert_eq!(o.json["scheduled"], 2 * u64::from(u32::MAX));
+    assert_eq!(o.json["stopped_early"], true);
+}
+
+#[test]
+fn errors_in_each_name_each() {
+    let f = fake();
+    let out = Command::new(CUBIST)
+        .args(words(&format!("match --engine cmd={f} --engine cmd={f} --each depth=x")))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--each: bad value 'x' for depth"), "{stderr}");
+    let out = Command::new(CUBIST)
+        .args(words(&format!("match --engine cmd={f} --engine cmd={f} depth=x --each depth=1")))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--engine: bad value 'x' for depth"));
+}
+
+/// `--constellations --layers 4` failed on the default setup layers (V is
+/// beyond 4 layers): the constellations choose the layers themselves.
+#[test]
+fn constellations_on_four_layers_choose_their_own_setup_layers() {
+    let args = words(&format!(
+        "--engine cmd={e} name=one --engine cmd={e} name=two option.Strategy=random --each depth=1 \
+         --variant haberkorn --layers 4 --constellations --rounds 5 --maxmoves 2",
+        e = engine()
+    ));
+    let o = run_match("constellations-4", &args);
+    results_add_up(&o, 10);
+    let layers: Vec<(u8, u8)> =
+        o.records.iter().step_by(2).map(|r| (r.variant.white_layer, r.variant.black_layer)).collect();
+    assert_eq!(layers, [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]);
+    assert!(o.records.iter().all(|r| r.variant.layers == 4));
 }

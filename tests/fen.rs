@@ -107,6 +107,46 @@ fn bad_side_castling_en_passant_and_clocks() {
 }
 
 #[test]
+fn clocks_out_of_range_are_refused_with_the_range() {
+    let base = |rest: &str| hab3(["8/8/8/8/8/8/8/4K3", E, "4k3/8/8/8/8/8/8/8"], rest);
+    let e = err(&base("w - - 65536 1"), hab());
+    assert!(matches!(e, FenError::Clock { max: 65535, .. }), "{e}");
+    assert!(e.to_string().contains("0 to 65535"), "{e}");
+    Position::from_fen(&base("w - - 65535 1"), hab()).unwrap();
+    let max = cubist::core::fen::MAX_FULLMOVE;
+    let e = err(&base(&format!("w - - 0 {}", u32::MAX)), hab());
+    assert!(matches!(e, FenError::Clock { which: "full-move number", .. }), "{e}");
+    assert!(e.to_string().contains(&max.to_string()), "{e}");
+    Position::from_fen(&base(&format!("w - - 0 {max}")), hab()).unwrap();
+}
+
+/// `e3-I,e3-III:e4-II` names two squares that no single double step passes
+/// over (the two-path step from e2-I reaches e4-II over e3-I or e3-II).
+#[test]
+fn en_passant_squares_must_come_from_one_double_step() {
+    let v = Variant::haberkorn_with(3, 1, 3, true, false).unwrap();
+    let white_pawn_on_e4_ii = ["8/8/8/8/8/8/8/4K3", "8/8/8/8/4P3/8/8/8", "4k3/8/8/8/8/8/8/8"];
+    let fen = |ep: &str| hab3(white_pawn_on_e4_ii, &format!("b - {ep} 0 1"));
+    let e = err(&fen("e3-I,e3-III:e4-II"), v);
+    assert!(matches!(e, FenError::EnPassant { .. }), "{e}");
+    assert!(e.to_string().contains("no double step to e4-II"), "{e}");
+    // What real double steps leave: straight (e3-II), from e2-I (e3-I and e3-II), from e2-III.
+    for ok in ["e3-II", "e3-I,e3-II:e4-II", "e3-II,e3-III:e4-II"] {
+        Position::from_fen(&fen(ok), v).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+    // One square of a two-path step alone, while the other is free too, is not what any step leaves.
+    assert!(matches!(err(&fen("e3-I:e4-II"), v), FenError::EnPassant { .. }));
+    // The start square must be empty: a pawn still on e2-II did not double-step from there.
+    let blocked = hab3(["8/8/8/8/8/8/8/4K3", "8/8/8/8/4P3/8/4P3/8", "4k3/8/8/8/8/8/8/8"], "b - e3-II 0 1");
+    assert!(matches!(err(&blocked, v), FenError::EnPassant { .. }));
+    // hdc's double step never changes layer.
+    let hdc = HDC.replacen("pppppppp/8/8/8/8/PPPPPPPP", "pppppppp/8/8/4P3/8/PPPP1PPP", 1).replacen(" w ", " b ", 1);
+    let hdc_ep = |ep: &str| hdc.replacen(" - 0 1", &format!(" {ep} 0 1"), 1);
+    Position::from_fen(&hdc_ep("e3-I"), Variant::hdc()).unwrap();
+    assert!(matches!(err(&hdc_ep("e3-I,e3-II:e4-I"), Variant::hdc()), FenError::EnPassant { .. }));
+}
+
+#[test]
 fn castling_rights_need_king_and_rook_on_their_squares() {
     let f = hab3(["8/8/8/8/8/8/8/4K3", E, "4k3/8/8/8/8/8/8/8"], "w K - 0 1");
     assert!(matches!(err(&f, hab()), FenError::Castling { .. }));

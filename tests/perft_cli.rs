@@ -59,3 +59,20 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(ok);
     assert_eq!(out.trim(), "Nodes searched: 1");
 }
+
+/// Issue 12: `perft --layers 3` without `--variant haberkorn` silently ran
+/// hdc; and stderr named the option's layer count, not the FEN's.
+#[test]
+fn haberkorn_options_need_the_variant_and_stderr_names_the_fens_board() {
+    for flag in [&["--layers", "3"][..], &["--white-layer", "2"], &["--en-passant"], &["--castling"]] {
+        let mut args = vec!["perft", "1"];
+        args.extend_from_slice(flag);
+        let (ok, _, err) = cubist(&args);
+        assert!(!ok, "{flag:?} without --variant haberkorn was accepted");
+        assert!(err.contains("--variant haberkorn"), "{err}");
+    }
+    let fen = "8/8/8/8/8/8/8/4K3|8/8/8/8/8/8/8/8|4k3/8/8/8/8/8/8/8 w - - 0 1";
+    let (ok, _, err) = cubist(&["perft", "1", "--variant", "haberkorn", "--fen", fen]);
+    assert!(ok, "{err}");
+    assert!(err.contains("3 layers"), "stderr names the FEN's board: {err}");
+}

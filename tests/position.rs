@@ -106,6 +106,26 @@ fn en_passant_state_after_double_steps() {
     assert!(plain.fen().contains(" b - - 0 1"), "{}", plain.fen());
 }
 
+/// A half-move clock at 65535 stays there (the fifty-move state is kept), and
+/// 80,000 quiet plies do not wrap it; a full-move number stops at its ceiling.
+#[test]
+fn counters_saturate_instead_of_wrapping() {
+    let v = Variant::haberkorn_with(3, 1, 3, false, false).unwrap();
+    let fen = "8/8/8/8/8/8/8/R3K3|8/8/8/8/8/8/8/8|4k3/8/8/8/8/8/8/7r w - - 65535 5";
+    let mut pos = Position::from_fen(fen, v).unwrap();
+    pos.play("a1-Ia2-I").unwrap();
+    assert_eq!(pos.halfmove_clock(), 65535);
+    assert!(pos.fen().ends_with(" 65535 5"), "{}", pos.fen());
+    let mut pos = Position::from_fen(&fen.replace(" 65535 5", " 0 1"), v).unwrap();
+    let shuttle = ["a1-Ia2-I", "h1-IIIh2-III", "a2-Ia1-I", "h2-IIIh1-III"];
+    for i in 0..80_000 {
+        let _ = pos.make(pos.parse_move(shuttle[i % 4]).unwrap());
+        pos.clear_history();
+    }
+    assert_eq!(pos.halfmove_clock(), 65535);
+    assert_eq!(pos.fullmove_number(), 40_001);
+}
+
 #[test]
 fn game_states() {
     let hab = Variant::haberkorn_with(3, 1, 1, false, false).unwrap();

@@ -226,9 +226,12 @@ fn multipv_reports_distinct_lines() {
 fn a_clock_search_stays_inside_its_time_and_names_a_ponder_move() {
     let mut pos = Position::start(Variant::hdc());
     pos.play("e2-IVe4-IV").unwrap();
+    // 10 s on the clock: a soft limit of 200 ms and a hard one of 600 ms, room
+    // enough for depth 1 in a debug build (the hard limit is exact since the
+    // watchdog watches it, so a 2 s clock's 120 ms could end it before depth 1).
     let limits = Limits {
-        wtime: Some(Duration::from_millis(2_000)),
-        btime: Some(Duration::from_millis(2_000)),
+        wtime: Some(Duration::from_millis(10_000)),
+        btime: Some(Duration::from_millis(10_000)),
         ..Limits::default()
     };
     let t0 = Instant::now();

@@ -195,6 +195,9 @@ fn handshake_lists_identity_and_every_option() {
             "option name Ponder type check default false",
             "option name Move Overhead type spin default 10 min 0 max 5000",
             "option name Strategy type combo default search var search var greedy var random var alphabeta",
+            "option name Skill Level type spin default 20 min 0 max 20",
+            "option name UCI_LimitStrength type check default false",
+            "option name UCI_Elo type spin default 640 min 640 max 1320",
             "option name UCI_Variant type combo default hdc var hdc var haberkorn",
             "option name HaberkornLayers type spin default 8 min 3 max 8",
             "option name HaberkornWhiteLayer type spin default 4 min 1 max 8",
@@ -590,4 +593,163 @@ fn protocol_md_example_session_is_exact() {
     assert!(e.rest().iter().all(|l| varies(l)), "output after the session's last command");
     assert_eq!(exit_line.as_deref(), Some("(exit status 0)"));
     assert!(e.exit_status().success());
+}
+
+/// Issue 12, failure 3: a `setoption` that changes nothing kept resetting
+/// the position (here a 3-layer haberkorn FEN with moves) to the start.
+#[test]
+fn a_setoption_that_changes_nothing_keeps_the_position() {
+    let mut e = Engine::start();
+    e.ask("setoption name UCI_Variant value haberkorn");
+    let fen = "8/8/8/8/8/8/8/R3K3|8/8/8/8/8/8/8/8|4k3/8/8/8/8/8/8/7r w - - 0 1";
+    e.ask(&format!("position fen {fen} moves a1-Ia2-I"));
+    let before = e.fen();
+    assert!(before.starts_with("8/8/8/8/8/8/R7/4K3|"), "{before}");
+    for cmd in [
+        "setoption name UCI_Variant value haberkorn",
+        "setoption name HaberkornLayers value 8",
+        "setoption name Hash value 16",
+        "setoption name Threads value 1",
+    ] {
+        assert_eq!(e.ask(cmd), Vec::<String>::new(), "{cmd}");
+        assert_eq!(e.fen(), before, "after {cmd}");
+    }
+    // A real change of game still resets.
+    e.ask("setoption name HaberkornEnPassant value true");
+    assert_ne!(e.fen(), before);
+}
+
+/// Issue 12, failure 1: `setoption name Hash value 65536` (in range) aborted
+/// the process when the machine has less memory; now the table stays and an
+/// error says why. Skipped where 64 GiB could really be allocated.
+#[test]
+fn a_hash_the_machine_cannot_give_is_an_error_not_an_abort() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib = |key: &str| -> u64 {
+        meminfo
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    };
+    let total_gib = (kib("MemTotal:") + kib("SwapTotal:")) >> 20;
+    if meminfo.is_empty() || total_gib >= 60 {
+        eprintln!("skipped: this machine may hold a 64 GiB table ({total_gib} GiB)");
+        return;
+    }
+    let mut e = Engine::start();
+    let err = e.expect_error("setoption name Hash value 65536");
+    assert!(err.contains("Hash 65536 MiB cannot be allocated") && err.contains("keeps its 16 MiB"), "{err}");
+    // The option still says 16: a search works and `debug` reports the old value.
+    e.send("go depth 1");
+    e.bestmove();
+    e.ask("debug on");
+    let out = e.ask("setoption name Hash value 16");
+    // 16 is the value in force again: no new engine settings follow.
+    assert_eq!(out, ["info string debug: option Hash = 16"]);
+    e.ask("debug off");
+    // Set during a search, the refused Hash does not take a good MultiPV down with it.
+    e.send("go infinite");
+    e.send("setoption name MultiPV value 2");
+    e.send("setoption name Hash value 65536");
+    e.send("stop");
+    e.bestmove();
+    // The settings reach the engine once it is idle: at this isready or at the next go.
+    let mut out = e.sync();
+    e.send("go depth 2");
+    out.extend(e.until_prefix("bestmove "));
+    assert!(out.iter().any(|l| l.contains("Hash 65536 MiB cannot be allocated")), "{out:?}");
+    assert!(out.iter().any(|l| l.contains(" multipv 2 ")), "{out:?}");
+}
+
+/// Issue 12, failure 2: with `Threads 1024`, `go movetime 200` answered after
+/// 45.9 s (helpers were created on every `go`). Now the pool is built at
+/// `setoption` and a watchdog honours the clock and `stop`. The bounds here
+/// are generous (shared test machines, debug builds); README gives the figures.
+#[test]
+fn many_threads_honour_movetime_and_stop() {
+    let mut e = Engine::start();
+    e.ask("setoption name Threads value 1024");
+    e.ask("position startpos");
+    for _ in 0..2 {
+        let start = Instant::now();
+        e.send("go movetime 200");
+        e.bestmove();
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(3), "go movetime 200 with 1024 threads took {took:?}");
+    }
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    e.send("stop");
+    e.bestmove();
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(2), "stop with 1024 threads took {took:?}");
+    // Back to one thread: the pool is rebuilt and searches still work.
+    e.ask("setoption name Threads value 1");
+    e.send("go depth 2");
+    e.bestmove();
+}
+
+/// `Skill Level` below 20 weakens the search as Stockfish does: depth
+/// `1 + level`, at least four lines, a picked move that is one of them.
+#[test]
+fn skill_level_limits_depth_and_picks_among_four_lines() {
+    let mut e = Engine::start();
+    e.ask("setoption name Skill Level value 2");
+    e.ask("position startpos");
+    e.send("go depth 10");
+    let out = e.until_prefix("bestmove ");
+    let infos: Vec<&String> = out.iter().filter(|l| l.starts_with("info depth")).collect();
+    let field = |l: &str, key: &str| -> u32 {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        t.iter().position(|w| *w == key).and_then(|i| t[i + 1].parse().ok()).unwrap()
+    };
+    assert!(infos.iter().all(|l| field(l, "depth") <= 3), "{infos:?}");
+    assert!(infos.iter().any(|l| field(l, "multipv") == 4), "{infos:?}");
+    let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    let last_depth = infos.iter().map(|l| field(l, "depth")).max().unwrap();
+    let firsts: Vec<&str> = infos
+        .iter()
+        .filter(|l| field(l, "depth") == last_depth)
+        .map(|l| l.split(" pv ").nth(1).unwrap().split_whitespace().next().unwrap())
+        .collect();
+    assert!(firsts.contains(&best.as_str()), "bestmove {best} is not among the lines {firsts:?}");
+    // UCI_LimitStrength with UCI_Elo sets a level too; full strength again afterwards.
+    e.ask("setoption name UCI_LimitStrength value true");
+    e.ask("setoption name UCI_Elo value 640");
+    e.send("go depth 10");
+    let out = e.until_prefix("bestmove ");
+    assert!(out.iter().filter(|l| l.starts_with("info depth")).all(|l| field(l, "depth") <= 1), "{out:?}");
+}
+
+/// Under an address-space limit (`ulimit -v`, 4 GB) the system refuses the
+/// stacks of 1024 threads and a table of 8 GiB: each is an error line, the
+/// engine keeps its thread and table and still searches. Runs wherever `sh`
+/// has `ulimit -v`, whatever the machine's memory.
+#[test]
+fn refused_threads_and_hash_are_errors_under_a_memory_limit() {
+    let script = format!("ulimit -v 4000000 && exec '{}'", env!("CARGO_BIN_EXE_cubist"));
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("sh runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"setoption name Threads value 1024\nsetoption name Hash value 8192\ngo depth 1\nisready\n")
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("info string error: setoption: cannot start 1024 search threads")
+            && text.contains("Threads stays at 1"),
+        "{text}"
+    );
+    assert!(text.contains("Hash 8192 MiB cannot be allocated") && text.contains("keeps its 16 MiB"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"), "{text}");
 }

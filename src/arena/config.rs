@@ -62,7 +62,8 @@ pub struct TimeControl {
 }
 
 impl TimeControl {
-    /// Reads `40/60+0.6`, `10+0.1` or `60`.
+    /// Reads `40/60+0.6`, `10+0.1`, `60` or, as cutechess writes a base
+    /// time, `1:30+0.5` (minutes:seconds).
     pub fn parse(text: &str) -> Result<TimeControl, String> {
         let (moves, rest) = match text.split_once('/') {
             Some((m, r)) => {
@@ -71,8 +72,8 @@ impl TimeControl {
             None => (None, text),
         };
         let (base, inc) = match rest.split_once('+') {
-            Some((b, i)) => (seconds(b)?, seconds(i)?),
-            None => (seconds(rest)?, Duration::ZERO),
+            Some((b, i)) => (clock_seconds(b)?, seconds(i)?),
+            None => (clock_seconds(rest)?, Duration::ZERO),
         };
         if base.is_zero() {
             return Err("the base time must be positive".into());
@@ -91,6 +92,17 @@ impl std::fmt::Display for TimeControl {
             write!(f, "+{}", self.inc.as_secs_f64())?;
         }
         Ok(())
+    }
+}
+
+/// Reads a base time: seconds, or `M:SS` (minutes and seconds) as cutechess and fastchess take it.
+fn clock_seconds(text: &str) -> Result<Duration, String> {
+    match text.split_once(':') {
+        Some((m, sec)) => {
+            let minutes = m.parse::<u32>().map_err(|_| format!("'{text}' is not M:SS (minutes:seconds)"))?;
+            Ok(Duration::from_secs(u64::from(minutes) * 60) + seconds(sec)?)
+        }
+        None => seconds(text),
     }
 }
 
@@ -153,6 +165,8 @@ pub struct EngineSpec {
     pub timemargin: Duration,
     /// How long the engine may take to answer `uci` and `isready`.
     pub ready_timeout: Duration,
+    /// Where the engine's stderr goes (appended); `None`: discarded.
+    pub stderr: Option<PathBuf>,
 }
 
 /// Default grace beyond the clock: the referee measures from its own side of the pipe.
@@ -180,9 +194,9 @@ fn value<T: std::str::FromStr>(group: &'static str, key: &str, text: &str, what:
 
 impl EngineSpec {
     /// Builds an engine from the `--each` tokens followed by its own `--engine`
-    /// tokens (later keys win; `arg=` and `option.` accumulate).
+    /// tokens (later keys win; `arg=` and `option.` accumulate). An error
+    /// names the option the bad token came from.
     pub fn parse(each: &[String], own: &[String]) -> Result<EngineSpec, ConfigError> {
-        const G: &str = "--engine";
         let mut spec = EngineSpec {
             name: String::new(),
             cmd: String::new(),
@@ -191,29 +205,49 @@ impl EngineSpec {
             limit: Limit::default(),
             timemargin: DEFAULT_TIMEMARGIN,
             ready_timeout: DEFAULT_READY_TIMEOUT,
+            stderr: None,
         };
-        let tokens: Vec<String> = each.iter().chain(own).cloned().collect();
-        for (key, val) in pairs(G, &tokens)? {
-            let bad = |why: String| ConfigError::BadValue { group: G, key: key.into(), value: val.into(), why };
+        spec.apply("--each", each)?;
+        spec.apply("--engine", own)?;
+        spec.finish()
+    }
+
+    /// Applies `key=value` tokens of the option `group`.
+    fn apply(&mut self, group: &'static str, tokens: &[String]) -> Result<(), ConfigError> {
+        let spec = self;
+        for (key, val) in pairs(group, tokens)? {
+            let bad = |why: String| ConfigError::BadValue { group, key: key.into(), value: val.into(), why };
             match key {
                 "cmd" => spec.cmd = val.to_string(),
                 "name" => spec.name = val.to_string(),
                 "arg" => spec.args.push(val.to_string()),
+                // cutechess-cli's protocol key: UCI is the only one spoken here.
+                "proto" if val == "uci" => {}
+                "proto" => return Err(bad("only uci is spoken here".into())),
+                "tc" if val == "inf" => spec.limit.tc = None,
                 "tc" => spec.limit.tc = Some(TimeControl::parse(val).map_err(bad)?),
                 "st" => spec.limit.movetime = Some(seconds(val).map_err(bad)?).filter(|d| !d.is_zero()),
-                "depth" => spec.limit.depth = Some(value(G, key, val, "a positive integer")?).filter(|&d| d > 0),
-                "nodes" => spec.limit.nodes = Some(value(G, key, val, "a positive integer")?).filter(|&n| n > 0),
-                "timemargin" => spec.timemargin = Duration::from_millis(value(G, key, val, "milliseconds")?),
+                "depth" => spec.limit.depth = Some(value(group, key, val, "a positive integer")?).filter(|&d| d > 0),
+                "nodes" => spec.limit.nodes = Some(value(group, key, val, "a positive integer")?).filter(|&n| n > 0),
+                "timemargin" => spec.timemargin = Duration::from_millis(value(group, key, val, "milliseconds")?),
                 "readytimeout" => spec.ready_timeout = seconds(val).map_err(bad)?,
+                "stderr" if !val.is_empty() => spec.stderr = Some(PathBuf::from(val)),
                 _ => match key.strip_prefix("option.") {
                     Some(name) if !name.is_empty() => {
                         spec.options.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
                         spec.options.push((name.to_string(), val.to_string()));
                     }
-                    _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+                    _ => return Err(ConfigError::UnknownKey { group, key: key.to_string() }),
                 },
             }
         }
+        Ok(())
+    }
+
+    /// Checks the whole and fills in the name.
+    fn finish(self) -> Result<EngineSpec, ConfigError> {
+        const G: &str = "--engine";
+        let mut spec = self;
         if spec.cmd.is_empty() {
             return Err(ConfigError::Missing { group: G, key: "cmd" });
         }
@@ -264,13 +298,15 @@ pub struct OpeningsSpec {
     pub format: OpeningFormat,
     /// The order of use.
     pub order: OpeningOrder,
+    /// The opening the first round takes, 1-based (fastchess's `start=`), after any shuffle.
+    pub start: usize,
 }
 
 impl OpeningsSpec {
     /// Reads the `--openings` tokens.
     pub fn parse(tokens: &[String]) -> Result<OpeningsSpec, ConfigError> {
         const G: &str = "--openings";
-        let (mut file, mut format, mut order) = (None, OpeningFormat::Fen, OpeningOrder::Random);
+        let (mut file, mut format, mut order, mut start) = (None, OpeningFormat::Fen, OpeningOrder::Random, 1);
         for (key, val) in pairs(G, tokens)? {
             let bad =
                 |why: &str| ConfigError::BadValue { group: G, key: key.into(), value: val.into(), why: why.into() };
@@ -290,10 +326,56 @@ impl OpeningsSpec {
                         _ => return Err(bad("expected random or sequential")),
                     }
                 }
+                "start" => {
+                    start = val.parse().ok().filter(|&n| n >= 1).ok_or_else(|| bad("expected a line number from 1"))?
+                }
                 _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
             }
         }
-        Ok(OpeningsSpec { file: file.ok_or(ConfigError::Missing { group: G, key: "file" })?, format, order })
+        Ok(OpeningsSpec { file: file.ok_or(ConfigError::Missing { group: G, key: "file" })?, format, order, start })
+    }
+}
+
+/// `--pgnout FILE` or, as fastchess and cutechess write it, `--pgnout file=FILE [key=value…]`:
+/// the file. fastchess's other keys (`notation`, `nodes`, `seldepth`, …), which choose what a
+/// record shows, are accepted and change nothing: records always hold protocol move text and
+/// `{score/depth time}` comments.
+pub fn parse_pgnout(tokens: &[String]) -> Result<PathBuf, ConfigError> {
+    const G: &str = "--pgnout";
+    match tokens {
+        [one] if !one.contains('=') => Ok(PathBuf::from(one)),
+        _ => {
+            let mut file = None;
+            for (key, val) in pairs(G, tokens)? {
+                match key {
+                    "file" => file = Some(PathBuf::from(val)),
+                    "notation" | "nodes" | "seldepth" | "nps" | "hashfull" | "timeleft" | "latency" | "min"
+                    | "match_line" | "append" => {}
+                    _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+                }
+            }
+            file.ok_or(ConfigError::Missing { group: G, key: "file" })
+        }
+    }
+}
+
+/// `--log file=FILE` (fastchess) or `--log FILE`: the conversation log.
+pub fn parse_log(tokens: &[String]) -> Result<PathBuf, ConfigError> {
+    const G: &str = "--log";
+    match tokens {
+        [one] if !one.contains('=') => Ok(PathBuf::from(one)),
+        _ => {
+            let mut file = None;
+            for (key, val) in pairs(G, tokens)? {
+                match key {
+                    "file" => file = Some(PathBuf::from(val)),
+                    // fastchess's level and engine-output switches: everything is logged here.
+                    "level" | "engine" | "append" | "compress" | "realtime" => {}
+                    _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+                }
+            }
+            file.ok_or(ConfigError::Missing { group: G, key: "file" })
+        }
     }
 }
 
@@ -376,9 +458,11 @@ impl DrawRule {
 pub fn parse_sprt(tokens: &[String]) -> Result<Sprt, ConfigError> {
     const G: &str = "--sprt";
     let mut model = SprtModel::Normalized;
+    let mut min_pairs = None;
     let mut rest = Vec::new();
     for t in tokens {
         match t.split_once('=') {
+            Some(("minpairs", v)) => min_pairs = Some(value(G, "minpairs", v, "a whole number of game pairs")?),
             Some(("model", "normalized")) => model = SprtModel::Normalized,
             Some(("model", "logistic")) => model = SprtModel::Logistic,
             Some(("model", v)) => {
@@ -393,7 +477,11 @@ pub fn parse_sprt(tokens: &[String]) -> Result<Sprt, ConfigError> {
         }
     }
     let [e0, e1, a, b] = numbers(G, &rest, ["elo0", "elo1", "alpha", "beta"])?;
-    Sprt::new(e0, e1, a, b, model).map_err(ConfigError::Conflict)
+    let mut sprt = Sprt::new(e0, e1, a, b, model).map_err(ConfigError::Conflict)?;
+    if let Some(m) = min_pairs {
+        sprt.min_pairs = m;
+    }
+    Ok(sprt)
 }
 
 #[cfg(test)]
@@ -442,6 +530,28 @@ mod tests {
         assert!(err("cmd=x depth=deep").contains("bad value 'deep'"));
         assert!(err("cmd=x depth").contains("expected key=value"));
         assert!(err("cmd=x tc=1+0 st=1").contains("exclude"));
+        // A bad token from --each names --each.
+        let each = EngineSpec::parse(&toks("depth=deep"), &toks("cmd=x")).unwrap_err().to_string();
+        assert!(each.starts_with("--each: bad value 'deep'"), "{each}");
+    }
+
+    #[test]
+    fn cutechess_and_fastchess_time_controls() {
+        let tc = |s: &str| EngineSpec::parse(&[], &toks(&format!("cmd=x {s}"))).map(|e| e.limit);
+        let t = tc("tc=1:30+0.5").unwrap().tc.unwrap();
+        assert_eq!((t.base, t.inc), (Duration::from_secs(90), Duration::from_millis(500)));
+        assert_eq!(tc("tc=40/0:30").unwrap().tc.unwrap().base, Duration::from_secs(30));
+        // tc=inf: no clock; another limit is then needed.
+        assert_eq!(tc("tc=inf depth=3").unwrap(), Limit { depth: Some(3), ..Limit::default() });
+        assert!(tc("tc=inf").is_err());
+        assert!(tc("tc=1:xx").is_err());
+        assert!(tc("proto=uci depth=1").is_ok() && tc("proto=xboard depth=1").is_err());
+        assert_eq!(parse_pgnout(&toks("file=a.pgn notation=san")).unwrap(), PathBuf::from("a.pgn"));
+        assert_eq!(parse_pgnout(&toks("b.pgn")).unwrap(), PathBuf::from("b.pgn"));
+        assert!(parse_pgnout(&toks("notation=san")).is_err());
+        assert_eq!(parse_log(&toks("file=m.log level=trace")).unwrap(), PathBuf::from("m.log"));
+        let sprt = parse_sprt(&toks("elo0=0 elo1=5 alpha=0.05 beta=0.05 minpairs=3")).unwrap();
+        assert_eq!(sprt.min_pairs, 3);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! the clock is the referee's own, and any engine fault loses the game.
 
 use super::config::{DrawRule, EngineSpec, Limit, ResignRule};
-use super::process::{EngineProcess, EngineScore, ProcessError};
+use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
 use super::record::{GameResult, Termination};
 use crate::core::{Color, GameState, MoveError, Position, Variant, VariantKind};
 use std::time::{Duration, Instant};
@@ -32,6 +32,8 @@ pub struct Played {
     pub termination: Termination,
     /// The moves in protocol text.
     pub moves: Vec<String>,
+    /// What the mover reported with each move (`+0.35/12 0.101s`), one per move.
+    pub move_comments: Vec<String>,
     /// What the referee saw (e.g. the refused move), may be empty.
     pub comment: String,
 }
@@ -153,6 +155,28 @@ impl Adjudicator {
     }
 }
 
+/// A move's comment as cutechess writes it: `+0.35/12 0.101s` (score in
+/// pawns from the mover's side, `+M3`/`-M2` for mates, then depth and time);
+/// parts the engine did not report are left out.
+pub fn move_comment(reply: &SearchReply) -> String {
+    let mut text = match reply.score {
+        Some(EngineScore::Cp(cp)) => {
+            format!("{}{:.2}", if cp < 0 { "-" } else { "+" }, f64::from(cp.unsigned_abs()) / 100.0)
+        }
+        Some(EngineScore::Mate(m)) => format!("{}M{}", if m < 0 { "-" } else { "+" }, m.unsigned_abs()),
+        None => String::new(),
+    };
+    if let Some(d) = reply.depth
+        && !text.is_empty()
+    {
+        text += &format!("/{d}");
+    }
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text + &format!("{:.3}s", reply.elapsed.as_secs_f64())
+}
+
 /// What a fault of side `loser` (0 White, 1 Black) gives.
 fn loss(loser: usize) -> GameResult {
     if loser == 0 { GameResult::BlackWins } else { GameResult::WhiteWins }
@@ -175,17 +199,20 @@ pub fn play_game(
     engines: &mut [Option<EngineProcess>; 2],
     rules: Adjudication,
 ) -> Played {
-    let mut moves: Vec<String> = Vec::new();
-    let ended = |moves: &Vec<String>, result, termination, comment: String| Played {
+    // Each move with what its engine reported.
+    let mut moves: Vec<(String, String)> = Vec::new();
+    let ended = |moves: &Vec<(String, String)>, result, termination, comment: String| Played {
         result,
         termination,
-        moves: moves.clone(),
+        moves: moves.iter().map(|(m, _)| m.clone()).collect(),
+        move_comments: moves.iter().map(|(_, c)| c.clone()).collect(),
         comment,
     };
-    let faulted = |engines: &mut [Option<EngineProcess>; 2], moves: &Vec<String>, side: usize, e: ProcessError| {
-        engines[side] = None;
-        ended(moves, loss(side), fault_of(&e), format!("{}: {e}", specs[side].name))
-    };
+    let faulted =
+        |engines: &mut [Option<EngineProcess>; 2], moves: &Vec<(String, String)>, side: usize, e: ProcessError| {
+            engines[side] = None;
+            ended(moves, loss(side), fault_of(&e), format!("{}: {e}", specs[side].name))
+        };
     // Start both engines and announce the game.
     for side in 0..2 {
         if engines[side].is_none() {
@@ -242,7 +269,8 @@ pub fn play_game(
         let position = if moves.is_empty() {
             position_prefix.clone()
         } else {
-            format!("{position_prefix} moves {}", moves.join(" "))
+            let list: Vec<&str> = moves.iter().map(|(m, _)| m.as_str()).collect();
+            format!("{position_prefix} moves {}", list.join(" "))
         };
         if let Err(e) = engine.send(&position).and_then(|_| engine.is_ready()) {
             return faulted(engines, &moves, side, e);
@@ -269,7 +297,7 @@ pub fn play_game(
             }
         };
         pos.make(m);
-        moves.push(m.to_string());
+        moves.push((m.to_string(), move_comment(&reply)));
         state = pos.game_state();
         if state == GameState::Ongoing
             && let Some((loser, t)) = adjudicator.after_move(side, reply.score, pos.fullmove_number())
@@ -333,6 +361,16 @@ mod tests {
         assert_eq!(d.after_move(0, Some(EngineScore::Cp(3)), 10), None);
         assert_eq!(d.after_move(1, Some(EngineScore::Cp(-5)), 11), None);
         assert_eq!(d.after_move(0, Some(EngineScore::Cp(1)), 12), Some((2, Termination::DrawAdjudication)));
+    }
+
+    #[test]
+    fn move_comments_read_like_cutechess() {
+        let reply =
+            |score, depth| SearchReply { bestmove: String::new(), score, depth, elapsed: Duration::from_millis(101) };
+        assert_eq!(move_comment(&reply(Some(EngineScore::Cp(35)), Some(12))), "+0.35/12 0.101s");
+        assert_eq!(move_comment(&reply(Some(EngineScore::Cp(-5)), Some(3))), "-0.05/3 0.101s");
+        assert_eq!(move_comment(&reply(Some(EngineScore::Mate(-2)), None)), "-M2 0.101s");
+        assert_eq!(move_comment(&reply(None, Some(4))), "0.101s");
     }
 
     #[test]

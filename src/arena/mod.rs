@@ -27,8 +27,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::channel;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
 use std::thread;
 use summary::{MatchSummary, PairingSummary, SprtSummary, Standing, fmt_elo, fmt_err};
 use thiserror::Error;
@@ -88,16 +88,66 @@ pub struct MatchConfig {
     pub pgnout: Option<PathBuf>,
     /// Summary JSON file.
     pub results_json: Option<PathBuf>,
+    /// Conversation log: every line between the runner and each engine, timestamped.
+    pub log: Option<PathBuf>,
 }
 
 /// One scheduled game.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Job {
     pairing: usize,
     round: u32,
     game: u32,
     white: usize,
     black: usize,
+}
+
+/// The games of a match, computed from their index when asked for: a
+/// schedule of 2³² rounds costs no memory.
+struct Schedule {
+    pairings: Vec<(usize, usize)>,
+    rounds: u32,
+    games_per_round: u32,
+    repeat: bool,
+}
+
+impl Schedule {
+    /// The schedule of `cfg`: round robin (or gauntlet, or the one pairing of two engines).
+    fn new(cfg: &MatchConfig) -> Schedule {
+        let n = cfg.engines.len();
+        let pairings = if cfg.gauntlet || n == 2 {
+            (1..n).map(|j| (0, j)).collect()
+        } else {
+            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect()
+        };
+        let games_per_round = cfg.games.unwrap_or(if cfg.repeat { 2 } else { 1 });
+        Schedule { pairings, rounds: cfg.rounds, games_per_round, repeat: cfg.repeat }
+    }
+
+    /// How many games in all.
+    fn len(&self) -> u64 {
+        u64::from(self.rounds) * self.pairings.len() as u64 * u64::from(self.games_per_round)
+    }
+
+    /// Game `index` (from 0): round by round, pairing by pairing; colours
+    /// alternate within a round with `repeat`, else from round to round.
+    fn job(&self, index: u64) -> Option<Job> {
+        if index >= self.len() {
+            return None;
+        }
+        let per_round = self.pairings.len() as u64 * u64::from(self.games_per_round);
+        let round = (index / per_round) as u32;
+        let pairing = (index % per_round / u64::from(self.games_per_round)) as usize;
+        let game = (index % u64::from(self.games_per_round)) as u32;
+        let (a, b) = self.pairings[pairing];
+        let colour_index = if self.repeat {
+            u64::from(game)
+        } else {
+            u64::from(round) * u64::from(self.games_per_round) + u64::from(game)
+        };
+        let (white, black) = if colour_index % 2 == 1 { (b, a) } else { (a, b) };
+        Some(Job { pairing, round, game, white, black })
+    }
 }
 
 /// Gives engines with the same name a `-2`, `-3` … suffix.
@@ -128,8 +178,165 @@ fn today() -> String {
     format!("{y:04}.{m:02}.{d:02}")
 }
 
-/// Plays the match and returns its summary (also printed as a table).
-pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
+/// A finished game as a worker hands it to the collector.
+struct Finished {
+    job: Job,
+    variant: Variant,
+    start_fen: String,
+    played: Played,
+}
+
+/// The output files, each opened (created) before the first game so that a
+/// path that cannot be written stops the match before any game is played.
+struct Outputs {
+    pgn: Option<(PathBuf, BufWriter<File>)>,
+    json: Option<(PathBuf, File)>,
+}
+
+impl Outputs {
+    fn open(cfg: &MatchConfig) -> Result<Outputs, ArenaError> {
+        let create = |p: &PathBuf| File::create(p).map_err(|e| ArenaError::Io(p.display().to_string(), e));
+        if let Some(p) = &cfg.log {
+            process::log_to(create(p)?);
+        }
+        let pgn = match &cfg.pgnout {
+            Some(p) => Some((p.clone(), BufWriter::new(create(p)?))),
+            None => None,
+        };
+        let json = match &cfg.results_json {
+            Some(p) => Some((p.clone(), create(p)?)),
+            None => None,
+        };
+        Ok(Outputs { pgn, json })
+    }
+
+    /// Appends a record (flushed).
+    fn record(&mut self, record: &GameRecord) -> Result<(), ArenaError> {
+        match &mut self.pgn {
+            Some((p, out)) => record.write(out).map_err(|e| ArenaError::Io(p.display().to_string(), e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Removes the (still empty) summary file of a match that ends before its first game.
+    fn discard_summary(&mut self) {
+        if let Some((p, _)) = self.json.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// Writes the summary JSON.
+    fn summary(&mut self, summary: &MatchSummary) -> Result<(), ArenaError> {
+        let Some((p, f)) = &mut self.json else { return Ok(()) };
+        let io = |e: std::io::Error| ArenaError::Io(p.display().to_string(), e);
+        let text = serde_json::to_string_pretty(summary).map_err(|e| io(e.into()))?;
+        writeln!(f, "{text}").map_err(io)
+    }
+}
+
+/// The results so far: per pairing tallies (with game pairs), per engine points, terminations.
+struct Results {
+    tallies: Vec<Tally>,
+    /// First games of pairs waiting for their second: (pairing, round, pair) → points.
+    pending: HashMap<(usize, u32, u32), f64>,
+    points: Vec<(u32, f64)>,
+    terminations: BTreeMap<String, u32>,
+    finished: u64,
+}
+
+impl Results {
+    fn new(engines: usize, pairings: usize) -> Results {
+        Results {
+            tallies: vec![Tally::default(); pairings],
+            pending: HashMap::new(),
+            points: vec![(0, 0.0); engines],
+            terminations: BTreeMap::new(),
+            finished: 0,
+        }
+    }
+
+    /// Counts a game; `first` is the pairing's first engine.
+    fn add(&mut self, job: Job, first: usize, played: &Played, repeat: bool) {
+        self.finished += 1;
+        let white_points = played.result.white_points();
+        let first_points = if job.white == first { white_points } else { 1.0 - white_points };
+        let tally = &mut self.tallies[job.pairing];
+        tally.add_game(first_points);
+        if repeat {
+            let key = (job.pairing, job.round, job.game / 2);
+            if let Some(other) = self.pending.remove(&key) {
+                tally.add_pair(((other + first_points) * 2.0).round() as usize);
+            } else {
+                self.pending.insert(key, first_points);
+            }
+        }
+        self.points[job.white].0 += 1;
+        self.points[job.white].1 += white_points;
+        self.points[job.black].0 += 1;
+        self.points[job.black].1 += 1.0 - white_points;
+        *self.terminations.entry(played.termination.to_string()).or_default() += 1;
+    }
+
+    /// Game pairs of pairing 0 so far (games halved where games are not paired).
+    fn pairs(&self, repeat: bool) -> u32 {
+        let t = &self.tallies[0];
+        if repeat { t.penta.iter().sum() } else { t.games() / 2 }
+    }
+}
+
+/// The progress bar and its one-line status.
+struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    fn new(games: u64) -> Progress {
+        let bar = ProgressBar::new(games);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Progress { bar }
+    }
+
+    /// A line above the bar (or on stderr when there is no terminal); a closed stderr is ignored.
+    fn say(&self, line: String) {
+        if self.bar.is_hidden() {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+}
+
+/// The record of a finished game.
+fn record_of(cfg: &MatchConfig, date: &str, f: Finished) -> GameRecord {
+    let (w, b) = (&cfg.engines[f.job.white], &cfg.engines[f.job.black]);
+    GameRecord {
+        event: "Cubist match".into(),
+        site: "?".into(),
+        date: date.to_string(),
+        round: format!("{}.{}", u64::from(f.job.round) + 1, u64::from(f.job.game) + 1),
+        white: w.name.clone(),
+        black: b.name.clone(),
+        result: f.played.result,
+        variant: f.variant,
+        fen: f.start_fen,
+        time_control: if w.limit == b.limit {
+            w.limit.describe()
+        } else {
+            format!("{}:{}", w.limit.describe(), b.limit.describe())
+        },
+        termination: f.played.termination,
+        moves: f.played.moves,
+        move_comments: f.played.move_comments,
+        comment: f.played.comment,
+    }
+}
+
+/// Checks what must hold before anything starts.
+fn validate(cfg: &MatchConfig) -> Result<(), ArenaError> {
     let n = cfg.engines.len();
     if n < 2 {
         return Err(ConfigError::Conflict("a match needs at least two --engine".into()).into());
@@ -140,143 +347,114 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     if cfg.rounds == 0 || cfg.games == Some(0) || cfg.concurrency == 0 {
         return Err(ConfigError::Conflict("--rounds, --games and --concurrency must be at least 1".into()).into());
     }
+    Ok(())
+}
+
+/// A worker: takes the next game of the schedule, plays it with its own
+/// engine processes (kept between games, restarted after a fault) and hands
+/// the result over, until the schedule ends or the match is stopped.
+fn worker(
+    schedule: &Schedule,
+    book: &OpeningBook,
+    specs: &[EngineSpec],
+    rules: Adjudication,
+    next: &AtomicU64,
+    stop: &AtomicBool,
+    tx: Sender<Finished>,
+) {
+    let mut slots: Vec<Option<EngineProcess>> = specs.iter().map(|_| None).collect();
+    while !stop.load(Ordering::Relaxed) {
+        let Some(job) = schedule.job(next.fetch_add(1, Ordering::Relaxed)) else { break };
+        let opening = book.opening(job.round as usize);
+        // The book only hands out FENs it has parsed; a refusal here ends the match.
+        let Ok(start) = Position::from_fen(&opening.fen, opening.variant) else {
+            stop.store(true, Ordering::Relaxed);
+            break;
+        };
+        let mut pair = [slots[job.white].take(), slots[job.black].take()];
+        let played = play_game(&start, [&specs[job.white], &specs[job.black]], &mut pair, rules);
+        let [w, b] = pair;
+        slots[job.white] = w;
+        slots[job.black] = b;
+        let finished = Finished { job, variant: opening.variant, start_fen: start.fen(), played };
+        if tx.send(finished).is_err() {
+            break;
+        }
+    }
+    for engine in slots.into_iter().flatten() {
+        engine.quit();
+    }
+}
+
+/// Plays the match and returns its summary (also printed as a table).
+pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
+    validate(&cfg)?;
     unique_names(&mut cfg.engines);
     let book = OpeningBook::new(cfg.variant, cfg.openings.as_ref(), cfg.constellations, cfg.random_plies, cfg.seed)?;
+    let mut outputs = Outputs::open(&cfg)?;
     // Every engine must start and answer `uci` before games are scheduled.
     for spec in &cfg.engines {
-        EngineProcess::start(spec).map_err(|source| ArenaError::Engine { name: spec.name.clone(), source })?.quit();
-    }
-    let mut pgn = match &cfg.pgnout {
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| ArenaError::Io(p.display().to_string(), e))?)),
-        None => None,
-    };
-    let pairings: Vec<(usize, usize)> = if cfg.gauntlet || n == 2 {
-        (1..n).map(|j| (0, j)).collect()
-    } else {
-        (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect()
-    };
-    let games_per_round = cfg.games.unwrap_or(if cfg.repeat { 2 } else { 1 });
-    let mut jobs = Vec::new();
-    for round in 0..cfg.rounds {
-        for (p, &(a, b)) in pairings.iter().enumerate() {
-            for game in 0..games_per_round {
-                let index = if cfg.repeat { game } else { round * games_per_round + game };
-                let (white, black) = if index % 2 == 1 { (b, a) } else { (a, b) };
-                jobs.push(Job { pairing: p, round, game, white, black });
+        match EngineProcess::start(spec) {
+            Ok(engine) => engine.quit(),
+            Err(source) => {
+                // No game was played: the summary file created above would stay empty.
+                outputs.discard_summary();
+                return Err(ArenaError::Engine { name: spec.name.clone(), source });
             }
         }
     }
-    let starts: Vec<(Variant, Position)> = (0..cfg.rounds as usize)
-        .map(|r| {
-            let o = book.opening(r);
-            // The book only hands out FENs it has parsed.
-            Position::from_fen(&o.fen, o.variant).map(|p| (o.variant, p))
-        })
-        .collect::<Result<_, _>>()
-        .map_err(|e| OpeningError::Conflict(format!("opening does not parse: {e}")))?;
-
-    let bar = ProgressBar::new(jobs.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let say = |line: String| if bar.is_hidden() { eprintln!("{line}") } else { bar.println(line) };
-
-    let next = AtomicUsize::new(0);
+    let schedule = Schedule::new(&cfg);
+    let progress = Progress::new(schedule.len());
+    let mut results = Results::new(cfg.engines.len(), schedule.pairings.len());
+    let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = channel::<(Job, Played)>();
-    let mut tallies = vec![Tally::default(); pairings.len()];
-    let mut pending: HashMap<(usize, u32, u32), f64> = HashMap::new();
-    let mut points = vec![(0u32, 0.0f64); n];
-    let mut terminations: BTreeMap<String, u32> = BTreeMap::new();
-    let mut finished = 0u32;
     let mut stopped_early = false;
     let mut write_error = None;
     let date = today();
+    let (tx, rx) = channel::<Finished>();
+    let mut started = 0u64;
     thread::scope(|scope| {
-        for _ in 0..cfg.concurrency.min(jobs.len()) {
+        let workers = (cfg.concurrency as u64).min(schedule.len());
+        for i in 0..workers {
             let tx = tx.clone();
-            let (jobs, next, stop, specs, starts) = (&jobs, &next, &stop, &cfg.engines, &starts);
+            let (schedule, book, specs, next, stop) = (&schedule, &book, &cfg.engines, &next, &stop);
             let rules = cfg.adjudication;
-            scope.spawn(move || {
-                let mut slots: Vec<Option<EngineProcess>> = specs.iter().map(|_| None).collect();
-                while !stop.load(Ordering::Relaxed) {
-                    let Some(&job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    let mut pair = [slots[job.white].take(), slots[job.black].take()];
-                    let start = &starts[job.round as usize].1;
-                    let played = play_game(start, [&specs[job.white], &specs[job.black]], &mut pair, rules);
-                    let [w, b] = pair;
-                    slots[job.white] = w;
-                    slots[job.black] = b;
-                    if tx.send((job, played)).is_err() {
-                        break;
-                    }
-                }
-                for engine in slots.into_iter().flatten() {
-                    engine.quit();
-                }
-            });
-        }
-        drop(tx);
-        for (job, played) in rx {
-            finished += 1;
-            let (a, _) = pairings[job.pairing];
-            let white_points = played.result.white_points();
-            let first_points = if job.white == a { white_points } else { 1.0 - white_points };
-            let tally = &mut tallies[job.pairing];
-            tally.add_game(first_points);
-            if cfg.repeat {
-                let key = (job.pairing, job.round, job.game / 2);
-                if let Some(other) = pending.remove(&key) {
-                    tally.add_pair(((other + first_points) * 2.0).round() as usize);
-                } else {
-                    pending.insert(key, first_points);
+            let spawned = thread::Builder::new()
+                .name(format!("match-worker-{i}"))
+                .spawn_scoped(scope, move || worker(schedule, book, specs, rules, next, stop, tx));
+            // A worker the system refuses: the match goes on with the ones it has.
+            match spawned {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    progress.say(format!("warning: --concurrency {}: only {i} workers started ({e})", cfg.concurrency));
+                    break;
                 }
             }
-            points[job.white].0 += 1;
-            points[job.white].1 += white_points;
-            points[job.black].0 += 1;
-            points[job.black].1 += 1.0 - white_points;
-            *terminations.entry(played.termination.to_string()).or_default() += 1;
-            let (variant, start) = &starts[job.round as usize];
-            let record = GameRecord {
-                event: "Cubist match".into(),
-                site: "?".into(),
-                date: date.clone(),
-                round: format!("{}.{}", job.round + 1, job.game + 1),
-                white: cfg.engines[job.white].name.clone(),
-                black: cfg.engines[job.black].name.clone(),
-                result: played.result,
-                variant: *variant,
-                fen: start.fen(),
-                time_control: if cfg.engines[job.white].limit == cfg.engines[job.black].limit {
-                    cfg.engines[job.white].limit.describe()
-                } else {
-                    format!("{}:{}", cfg.engines[job.white].limit.describe(), cfg.engines[job.black].limit.describe())
-                },
-                termination: played.termination,
-                moves: played.moves,
-                comment: played.comment,
-            };
-            if let Some(out) = pgn.as_mut()
-                && let Err(e) = record.write(out)
-            {
+        }
+        drop(tx);
+        for finished in rx {
+            let job = finished.job;
+            let first = schedule.pairings[job.pairing].0;
+            results.add(job, first, &finished.played, cfg.repeat);
+            let record = record_of(&cfg, &date, finished);
+            if let Err(e) = outputs.record(&record) {
                 write_error.get_or_insert(e);
                 stop.store(true, Ordering::Relaxed);
             }
-            say(format!(
-                "Finished game {finished} ({} vs {}): {} {{{}}}",
+            progress.say(format!(
+                "Finished game {} ({} vs {}): {} {{{}}}",
+                results.finished,
                 record.white,
                 record.black,
                 record.result.as_str(),
                 record.termination
             ));
-            let t = &tallies[0];
+            let (a, b) = schedule.pairings[0];
+            let t = &results.tallies[0];
             let mut msg = format!(
                 "{} vs {}: {:.1}/{} Elo {} ± {}",
-                cfg.engines[pairings[0].0].name,
-                cfg.engines[pairings[0].1].name,
+                cfg.engines[a].name,
+                cfg.engines[b].name,
                 t.points(),
                 t.games(),
                 fmt_elo(t.elo()),
@@ -286,48 +464,54 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
                 let llr = sprt.llr(t);
                 let (lo, hi) = sprt.bounds();
                 msg += &format!("  LLR {llr:.2} [{lo:.2}, {hi:.2}]");
-                if sprt.decision(llr) != SprtDecision::Continue && !stopped_early && t.pairs() >= 10 {
+                let decision = sprt.decision_after(llr, results.pairs(cfg.repeat));
+                if decision != SprtDecision::Continue && !stopped_early {
                     stopped_early = true;
                     stop.store(true, Ordering::Relaxed);
-                    say(format!("SPRT: {}, stopping", sprt.decision(llr)));
+                    progress.say(format!("SPRT: {decision}, stopping"));
                 }
             }
-            bar.set_message(msg);
-            bar.inc(1);
+            progress.bar.set_message(msg);
+            progress.bar.inc(1);
         }
     });
-    bar.finish_and_clear();
-    if let (Some(e), Some(p)) = (write_error, &cfg.pgnout) {
-        return Err(ArenaError::Io(p.display().to_string(), e));
+    progress.bar.finish_and_clear();
+    if started == 0 {
+        return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
     }
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    let summary = summarise(&cfg, &schedule, &results, stopped_early);
+    outputs.summary(&summary)?;
+    Ok(summary)
+}
+
+/// The summary of the games played.
+fn summarise(cfg: &MatchConfig, schedule: &Schedule, results: &Results, stopped_early: bool) -> MatchSummary {
     let mut standings: Vec<Standing> = cfg
         .engines
         .iter()
-        .zip(&points)
+        .zip(&results.points)
         .map(|(e, &(games, points))| Standing { name: e.name.clone(), games, points })
         .collect();
     standings.sort_by(|x, y| y.points.total_cmp(&x.points));
-    let summary = MatchSummary {
+    let pairs = results.pairs(cfg.repeat);
+    MatchSummary {
         engines: cfg.engines.iter().map(|e| e.name.clone()).collect(),
-        games: finished,
-        scheduled: jobs.len() as u32,
+        games: results.finished,
+        scheduled: schedule.len(),
         stopped_early,
-        pairings: pairings
+        pairings: schedule
+            .pairings
             .iter()
-            .zip(&tallies)
+            .zip(&results.tallies)
             .map(|(&(a, b), &t)| PairingSummary::new(&cfg.engines[a].name, &cfg.engines[b].name, t))
             .collect(),
         standings,
-        terminations,
-        sprt: cfg.sprt.as_ref().map(|s| SprtSummary::new(s, &tallies[0])),
-    };
-    if let Some(p) = &cfg.results_json {
-        let io = |e: std::io::Error| ArenaError::Io(p.display().to_string(), e);
-        let text = serde_json::to_string_pretty(&summary).map_err(|e| io(e.into()))?;
-        let mut f = File::create(p).map_err(io)?;
-        writeln!(f, "{text}").map_err(io)?;
+        terminations: results.terminations.clone(),
+        sprt: cfg.sprt.as_ref().map(|s| SprtSummary::new(s, &results.tallies[0], pairs)),
     }
-    Ok(summary)
 }
 
 #[cfg(test)]
@@ -343,6 +527,43 @@ mod tests {
         unique_names(&mut engines);
         let names: Vec<&str> = engines.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["a", "a-2", "b", "a-3"]);
+    }
+
+    fn config(engines: usize, rounds: u32, repeat: bool) -> MatchConfig {
+        let spec = EngineSpec::parse(&[], &["cmd=x".to_string(), "depth=1".to_string()]).unwrap();
+        MatchConfig {
+            engines: vec![spec; engines],
+            gauntlet: false,
+            variant: Variant::hdc(),
+            openings: None,
+            random_plies: 0,
+            constellations: false,
+            repeat,
+            rounds,
+            games: None,
+            concurrency: 1,
+            seed: 1,
+            adjudication: Adjudication::default(),
+            sprt: None,
+            pgnout: None,
+            results_json: None,
+            log: None,
+        }
+    }
+
+    /// Issue 12: `--rounds 4294967295` allocated the whole schedule and aborted.
+    #[test]
+    fn the_schedule_is_computed_lazily() {
+        let s = Schedule::new(&config(2, u32::MAX, true));
+        assert_eq!(s.len(), 2 * u64::from(u32::MAX));
+        let last = s.job(s.len() - 1).unwrap();
+        assert_eq!((last.round, last.game, last.white, last.black), (u32::MAX - 1, 1, 1, 0));
+        assert_eq!(s.job(s.len()), None);
+        // Round robin of three, colours alternating by round without repeat.
+        let s = Schedule::new(&config(3, 2, false));
+        let jobs: Vec<(u32, usize, usize)> =
+            (0..s.len()).map(|i| s.job(i).unwrap()).map(|j| (j.round, j.white, j.black)).collect();
+        assert_eq!(jobs, [(0, 0, 1), (0, 0, 2), (0, 1, 2), (1, 1, 0), (1, 2, 0), (1, 2, 1)]);
     }
 
     #[test]

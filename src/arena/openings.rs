@@ -110,6 +110,8 @@ impl OpeningBook {
             if spec.order == OpeningOrder::Random {
                 fens.shuffle(&mut StdRng::seed_from_u64(seed));
             }
+            let len = fens.len();
+            fens.rotate_left((spec.start - 1) % len);
         }
         Ok(OpeningBook { base, fens, constellations, random_plies, seed })
     }
@@ -151,6 +153,25 @@ impl OpeningBook {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// fastchess's `start=`: the first round takes that line of the book.
+    #[test]
+    fn start_offsets_the_book() {
+        let v = Variant::hdc();
+        let mut p = Position::start(v);
+        let first = p.fen();
+        p.play("e2-IVe4-IV").unwrap();
+        let second = p.fen();
+        let file = std::env::temp_dir().join(format!("cubist-openings-start-{}.fen", std::process::id()));
+        std::fs::write(&file, format!("{first}\n{second}\n")).unwrap();
+        let toks = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        let spec = OpeningsSpec::parse(&toks(&format!("file={} order=sequential start=2", file.display()))).unwrap();
+        let book = OpeningBook::new(v, Some(&spec), false, 0, 1).unwrap();
+        assert_eq!(book.opening(0).fen, second);
+        assert_eq!(book.opening(1).fen, first);
+        assert!(OpeningsSpec::parse(&toks("file=x start=0")).is_err());
+        let _ = std::fs::remove_file(file);
+    }
 
     #[test]
     fn fen_and_epd_lines() {

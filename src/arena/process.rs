@@ -6,12 +6,39 @@
 //! (end of output) is noticed at once.
 
 use super::config::EngineSpec;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Mutex, OnceLock};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use thiserror::Error;
+
+/// The `--log` file: every line between the runner and the engines, timestamped.
+static LOG: OnceLock<Mutex<File>> = OnceLock::new();
+
+/// Sends every later line between the runner and any engine to `file` (the
+/// first call wins; `--log` is one file per match run).
+pub fn log_to(file: File) {
+    let _ = LOG.set(Mutex::new(file));
+}
+
+/// The time of day (UTC) as `HH:MM:SS.mmm`.
+fn timestamp() -> String {
+    let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis()) % 86_400_000;
+    format!("{:02}:{:02}:{:02}.{:03}", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+}
+
+/// Records one line of the conversation with `engine`: `>` sent to it, `<` received from it.
+fn log_line(engine: &str, direction: char, line: &str) {
+    log::trace!("{engine} {direction} {line}");
+    if let Some(file) = LOG.get()
+        && let Ok(mut f) = file.lock()
+    {
+        let _ = writeln!(f, "[{}] {engine} {direction} {line}", timestamp());
+    }
+}
 
 /// What went wrong talking to an engine.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -28,7 +55,7 @@ pub enum ProcessError {
     #[error("the engine exited")]
     Crashed,
     /// No expected answer before the deadline.
-    #[error("no {what} within {after:?}")]
+    #[error("no {what} within {} ms", after.as_millis())]
     Timeout {
         /// What was awaited (`uciok`, `readyok`, `bestmove`).
         what: &'static str,
@@ -71,12 +98,15 @@ pub struct SearchReply {
     pub bestmove: String,
     /// The last score the engine reported for this search.
     pub score: Option<EngineScore>,
+    /// The last depth the engine reported for this search.
+    pub depth: Option<u32>,
     /// Time from sending `go` to receiving `bestmove`, measured by the referee.
     pub elapsed: Duration,
 }
 
 /// A running engine.
 pub struct EngineProcess {
+    name: String,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Line>,
@@ -86,11 +116,22 @@ pub struct EngineProcess {
 impl EngineProcess {
     /// Starts the engine, sends `uci`, waits for `uciok` and sends its options.
     pub fn start(spec: &EngineSpec) -> Result<EngineProcess, ProcessError> {
+        let stderr = match &spec.stderr {
+            None => Stdio::null(),
+            Some(path) => {
+                Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| {
+                    ProcessError::Spawn {
+                        cmd: spec.cmd.clone(),
+                        why: format!("cannot open stderr file '{}': {e}", path.display()),
+                    }
+                })?)
+            }
+        };
         let mut child = Command::new(&spec.cmd)
             .args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .map_err(|e| ProcessError::Spawn { cmd: spec.cmd.clone(), why: e.to_string() })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
@@ -99,7 +140,8 @@ impl EngineProcess {
             return Err(ProcessError::Spawn { cmd: spec.cmd.clone(), why: "no pipes".into() });
         };
         let (tx, rx) = channel();
-        thread::spawn(move || {
+        let name = spec.name.clone();
+        let reader = thread::Builder::new().name(format!("read-{}", spec.name)).spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
             loop {
@@ -108,6 +150,7 @@ impl EngineProcess {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
                         let text = String::from_utf8_lossy(&buf).trim().to_string();
+                        log_line(&name, '<', &text);
                         if tx.send(Line { text, at: Instant::now() }).is_err() {
                             break;
                         }
@@ -115,7 +158,13 @@ impl EngineProcess {
                 }
             }
         });
-        let mut engine = EngineProcess { child, stdin, lines: rx, ready_timeout: spec.ready_timeout };
+        if let Err(e) = reader {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ProcessError::Spawn { cmd: spec.cmd.clone(), why: format!("no thread to read it: {e}") });
+        }
+        let mut engine =
+            EngineProcess { name: spec.name.clone(), child, stdin, lines: rx, ready_timeout: spec.ready_timeout };
         engine.send("uci")?;
         engine.wait_for("uciok", Instant::now() + spec.ready_timeout, |l| l == "uciok")?;
         for (name, value) in &spec.options {
@@ -126,7 +175,7 @@ impl EngineProcess {
 
     /// Writes one line to the engine.
     pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
-        log::trace!("> {line}");
+        log_line(&self.name, '>', line);
         writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).map_err(|_| ProcessError::Crashed)
     }
 
@@ -141,17 +190,20 @@ impl EngineProcess {
     pub fn go(&mut self, command: &str, deadline: Instant) -> Result<SearchReply, ProcessError> {
         self.send(command)?;
         let sent = Instant::now();
-        let mut score = None;
+        let (mut score, mut depth) = (None, None);
         let line = self.wait_for("bestmove", deadline, |l| {
-            if l.starts_with("info")
-                && let Some(s) = parse_score(l)
-            {
-                score = Some(s);
+            if l.starts_with("info") {
+                if let Some(s) = parse_score(l) {
+                    score = Some(s);
+                }
+                if let Some(d) = parse_depth(l) {
+                    depth = Some(d);
+                }
             }
             l == "bestmove" || l.starts_with("bestmove ")
         })?;
         let bestmove = line.text.split_whitespace().nth(1).unwrap_or("").to_string();
-        Ok(SearchReply { bestmove, score, elapsed: line.at.saturating_duration_since(sent) })
+        Ok(SearchReply { bestmove, score, depth, elapsed: line.at.saturating_duration_since(sent) })
     }
 
     /// The next line the engine writes, waiting at most `timeout` (`None` when
@@ -179,7 +231,6 @@ impl EngineProcess {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    log::trace!("< {}", line.text);
                     if done(&line.text) {
                         return Ok(line);
                     }
@@ -213,6 +264,12 @@ impl Drop for EngineProcess {
     }
 }
 
+/// The depth of an `info` line: `depth N`.
+pub fn parse_depth(line: &str) -> Option<u32> {
+    let mut tokens = line.split_whitespace().skip_while(|t| *t != "depth").skip(1);
+    tokens.next()?.parse().ok()
+}
+
 /// The score of an `info` line: `score cp N` or `score mate N`.
 pub fn parse_score(line: &str) -> Option<EngineScore> {
     let mut tokens = line.split_whitespace().skip_while(|t| *t != "score").skip(1);
@@ -234,6 +291,8 @@ mod tests {
         assert_eq!(parse_score("info string hello"), None);
         assert_eq!(parse_score("info score cp"), None);
         assert_eq!(EngineScore::Mate(-2).centipawns(), -100_000);
+        assert_eq!(parse_depth("info depth 12 seldepth 20 score cp 3"), Some(12));
+        assert_eq!(parse_depth("info string depth x"), None);
     }
 
     #[test]

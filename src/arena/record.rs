@@ -173,6 +173,10 @@ pub struct GameRecord {
     pub termination: Termination,
     /// The moves in protocol text.
     pub moves: Vec<String>,
+    /// What the mover saw with each move, as cutechess writes it (`+0.35/12
+    /// 0.101s`: score in pawns from the mover's side or `+M3`, depth, time);
+    /// one per move, or none at all.
+    pub move_comments: Vec<String>,
     /// A comment after the moves (the referee's reason), may be empty.
     pub comment: String,
 }
@@ -218,6 +222,7 @@ impl GameRecord {
             tags.push(("EnPassant", on_off(v.en_passant).to_string()));
             tags.push(("Castling", on_off(v.castling).to_string()));
         }
+        tags.push(("SetUp", "1".to_string()));
         tags.push(("FEN", self.fen.clone()));
         tags.push(("TimeControl", self.time_control.clone()));
         tags.push(("Termination", self.termination.as_str().to_string()));
@@ -238,6 +243,9 @@ impl GameRecord {
                 words.push(format!("{number}... {m}"));
             } else {
                 words.push(m.clone());
+            }
+            if let Some(c) = self.move_comments.get(i).filter(|c| !c.is_empty()) {
+                words.push(format!("{{{}}}", c.replace(['{', '}'], "")));
             }
         }
         if !self.comment.is_empty() {
@@ -363,19 +371,40 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
     let termination = termination.parse().map_err(|_| RecordError::BadTag(n, "Termination", termination.clone()))?;
     let fen = tag("FEN")?;
     let mut pos = Position::from_fen(&fen, variant).map_err(|e| RecordError::BadTag(n, "FEN", e.to_string()))?;
-    let (body, comment) = match (movetext.find('{'), movetext.find('}')) {
-        (Some(a), Some(b)) if a < b => {
-            (format!("{} {}", &movetext[..a], &movetext[b + 1..]), movetext[a + 1..b].trim())
-        }
-        _ => (movetext.to_string(), ""),
-    };
+    // Words and `{…}` comments in order: a comment right after a move is that
+    // move's; a comment after a move's own comment is the referee's.
     let mut moves = Vec::new();
-    for word in body.split_whitespace() {
+    let mut move_comments: Vec<String> = Vec::new();
+    let mut comment = String::new();
+    let mut rest = movetext;
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            break;
+        }
+        if let Some(after) = rest.strip_prefix('{') {
+            let end = after.find('}').ok_or_else(|| RecordError::BadTag(n, "movetext", "unclosed {".into()))?;
+            let text = after[..end].trim().to_string();
+            if !moves.is_empty() && move_comments.len() < moves.len() {
+                move_comments.resize(moves.len() - 1, String::new());
+                move_comments.push(text);
+            } else {
+                comment = text;
+            }
+            rest = &after[end + 1..];
+            continue;
+        }
+        let end = rest.find(|c: char| c.is_whitespace() || c == '{').unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = &rest[end..];
         if word.ends_with('.') || word == result.as_str() {
             continue;
         }
         pos.play(word).map_err(|e| RecordError::Replay(n, moves.len() + 1, word.to_string(), e.to_string()))?;
         moves.push(word.to_string());
+    }
+    if !move_comments.is_empty() {
+        move_comments.resize(moves.len(), String::new());
     }
     let plies = tag("PlyCount")?;
     let plies: usize = plies.parse().map_err(|_| RecordError::BadTag(n, "PlyCount", plies.clone()))?;
@@ -395,7 +424,8 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
         time_control: tag("TimeControl")?,
         termination,
         moves,
-        comment: comment.to_string(),
+        move_comments,
+        comment,
     })
 }
 
@@ -417,6 +447,7 @@ mod tests {
             time_control: "10+0.1".into(),
             termination: Termination::IllegalMove,
             moves: moves.iter().map(|m| m.to_string()).collect(),
+            move_comments: (0..moves.len()).map(|i| format!("+0.{i}5/{} 0.101s", i + 1)).collect(),
             comment: "a plays illegal move e2-IVe5-IV".into(),
         }
     }
@@ -430,7 +461,9 @@ mod tests {
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("[Termination \"illegal move\"]"));
         assert!(text.contains("[PlyCount \"5\"]"));
-        assert!(text.contains("1. e2-IVe4-IV e7-IVe5-IV 2. g1-IVf3-IV"));
+        assert!(text.contains("[SetUp \"1\"]\n[FEN "), "{text}");
+        assert!(text.contains("1. e2-IVe4-IV {+0.05/1 0.101s} e7-IVe5-IV {+0.15/2 0.101s} 2. g1-IVf3-IV"), "{text}");
+        assert!(text.contains("a3-I {+0.45/5 0.101s} {a plays illegal move e2-IVe5-IV} 0-1"), "{text}");
         let back = parse_records(&text).unwrap();
         assert_eq!(back, vec![rec.clone(), rec]);
     }

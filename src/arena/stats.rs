@@ -95,6 +95,11 @@ impl Tally {
     /// from the pentanomial variance where pairs exist, else the trinomial.
     pub fn elo_error(&self) -> f64 {
         let Some(m) = self.moments() else { return f64::INFINITY };
+        // A score of 0% or 100% has no finite Elo, so no finite interval either
+        // (shown as `±inf` in the table and `null` in the JSON, like the Elo itself).
+        if !self.elo().is_finite() {
+            return f64::INFINITY;
+        }
         if m.variance <= 0.0 {
             return 0.0;
         }
@@ -200,6 +205,16 @@ pub enum SprtModel {
     Logistic,
 }
 
+impl std::fmt::Display for SprtModel {
+    /// `normalized` or `logistic`, as `--sprt model=` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SprtModel::Normalized => "normalized",
+            SprtModel::Logistic => "logistic",
+        })
+    }
+}
+
 /// What an SPRT concluded so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum SprtDecision {
@@ -234,7 +249,12 @@ pub struct Sprt {
     pub beta: f64,
     /// How the Elo bounds are read.
     pub model: SprtModel,
+    /// Game pairs (games without `--repeat`'s pairs, halved) before the test may decide.
+    pub min_pairs: u32,
 }
+
+/// Game pairs an SPRT plays at least before it may decide (`--sprt minpairs=` changes it).
+pub const DEFAULT_SPRT_MIN_PAIRS: u32 = 10;
 
 impl Sprt {
     /// Checks the parameters: `elo0 < elo1`, `0 < alpha, beta` and `alpha + beta < 1`.
@@ -245,7 +265,7 @@ impl Sprt {
         if !(alpha > 0.0 && beta > 0.0 && alpha + beta < 1.0) {
             return Err(format!("SPRT needs alpha > 0, beta > 0 and alpha + beta < 1 (got {alpha} and {beta})"));
         }
-        Ok(Sprt { elo0, elo1, alpha, beta, model })
+        Ok(Sprt { elo0, elo1, alpha, beta, model, min_pairs: DEFAULT_SPRT_MIN_PAIRS })
     }
 
     /// The LLR bounds `(ln(β/(1−α)), ln((1−β)/α))`.
@@ -272,6 +292,12 @@ impl Sprt {
     }
 
     /// Whether the LLR crossed a bound.
+    /// The decision after `pairs` game pairs: [`SprtDecision::Continue`] before `min_pairs`.
+    pub fn decision_after(&self, llr: f64, pairs: u32) -> SprtDecision {
+        if pairs < self.min_pairs { SprtDecision::Continue } else { self.decision(llr) }
+    }
+
+    /// The decision the LLR alone gives (no minimum of pairs).
     pub fn decision(&self, llr: f64) -> SprtDecision {
         let (lower, upper) = self.bounds();
         if llr >= upper {

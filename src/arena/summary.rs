@@ -69,13 +69,15 @@ pub struct SprtSummary {
     pub lower: f64,
     /// Upper bound.
     pub upper: f64,
+    /// Game pairs played before the test may decide.
+    pub min_pairs: u32,
     /// The decision so far.
     pub decision: SprtDecision,
 }
 
 impl SprtSummary {
-    /// The SPRT state of a tally.
-    pub fn new(sprt: &Sprt, tally: &Tally) -> SprtSummary {
+    /// The SPRT state of a tally after `pairs` game pairs.
+    pub fn new(sprt: &Sprt, tally: &Tally, pairs: u32) -> SprtSummary {
         let llr = sprt.llr(tally);
         let (lower, upper) = sprt.bounds();
         SprtSummary {
@@ -87,7 +89,8 @@ impl SprtSummary {
             llr,
             lower,
             upper,
-            decision: sprt.decision(llr),
+            min_pairs: sprt.min_pairs,
+            decision: sprt.decision_after(llr, pairs),
         }
     }
 }
@@ -109,9 +112,9 @@ pub struct MatchSummary {
     /// Engine names in command-line order.
     pub engines: Vec<String>,
     /// Games finished.
-    pub games: u32,
+    pub games: u64,
     /// Games scheduled.
-    pub scheduled: u32,
+    pub scheduled: u64,
     /// Whether the SPRT stopped the match early.
     pub stopped_early: bool,
     /// Per pairing.
@@ -147,7 +150,7 @@ impl MatchSummary {
             let t = &p.tally;
             let _ = writeln!(
                 s,
-                "{:<20} {:<20} {:>5} {:>5} {:>5} {:>5} {:>6.1}% {:>7} {:>9} {:>6.1}% {:>5.1}%  {:?}",
+                "{:<20} {:<20} {:>5} {:>5} {:>5} {:>5} {:>6.1}% {:>7} {:>9} {:>6.1}% {:>5.1}%  [{}]",
                 p.first,
                 p.second,
                 p.games,
@@ -159,7 +162,7 @@ impl MatchSummary {
                 fmt_err(p.elo_error),
                 100.0 * p.los,
                 100.0 * p.draw_ratio,
-                t.penta
+                t.penta.map(|c| c.to_string()).join(", ")
             );
         }
         if self.standings.len() > 2 {
@@ -171,8 +174,8 @@ impl MatchSummary {
         if let Some(sp) = &self.sprt {
             let _ = writeln!(
                 s,
-                "\nSPRT ({:?}) elo0={} elo1={} alpha={} beta={}: LLR {:.2} in [{:.2}, {:.2}]: {}",
-                sp.model, sp.elo0, sp.elo1, sp.alpha, sp.beta, sp.llr, sp.lower, sp.upper, sp.decision
+                "\nSPRT ({}) elo0={} elo1={} alpha={} beta={} minpairs={}: LLR {:.2} in [{:.2}, {:.2}]: {}",
+                sp.model, sp.elo0, sp.elo1, sp.alpha, sp.beta, sp.min_pairs, sp.llr, sp.lower, sp.upper, sp.decision
             );
         }
         let ends: Vec<String> = self.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();

@@ -1,4 +1,4 @@
-//! 3D-FEN: read and write positions in the text format of RULES.md, with a
+//! 3D-FEN: read and write positions in the text format of docs/rules.md, with a
 //! typed error for every way the text can be wrong.
 
 use super::bitboard::Bitboard;
@@ -81,16 +81,30 @@ pub enum FenError {
         why: String,
     },
     /// A clock that is not a number in range.
-    #[error("bad {which} '{text}': expected a number")]
+    #[error("bad {which} '{text}': expected a whole number from 0 to {max}")]
     Clock {
         /// "half-move clock" or "full-move number".
         which: &'static str,
         /// The field's text.
         text: String,
+        /// The largest value accepted.
+        max: u32,
     },
     /// The side that just moved left its king attacked.
     #[error("the side not to move is in check")]
     OpponentInCheck,
+}
+
+/// The largest full-move number a 3D-FEN may give: far enough below `u32::MAX`
+/// that no game can count past it, so the counter never saturates or wraps.
+pub const MAX_FULLMOVE: u32 = 1 << 30;
+
+/// Echoed FEN text, cut to 40 characters (the explanation around it is never cut).
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -172,16 +186,19 @@ impl Position {
         };
         pos.parse_castling(fields[2])?;
         pos.parse_en_passant(fields[3])?;
-        let clock = |i: usize, which: &'static str, default: u32| -> Result<u32, FenError> {
+        let clock = |i: usize, which: &'static str, default: u32, max: u32| -> Result<u32, FenError> {
             match fields.get(i) {
                 None => Ok(default),
-                Some(t) => t.parse::<u32>().map_err(|_| FenError::Clock { which, text: t.to_string() }),
+                Some(t) => t.parse::<u32>().ok().filter(|&n| n <= max).ok_or_else(|| FenError::Clock {
+                    which,
+                    text: shown(t),
+                    max,
+                }),
             }
         };
-        let half = clock(4, "half-move clock", 0)?;
-        pos.halfmove =
-            u16::try_from(half).map_err(|_| FenError::Clock { which: "half-move clock", text: half.to_string() })?;
-        pos.fullmove = clock(5, "full-move number", 1)?.max(1);
+        // In range by the check above.
+        pos.halfmove = clock(4, "half-move clock", 0, u16::MAX as u32)? as u16;
+        pos.fullmove = clock(5, "full-move number", 1, MAX_FULLMOVE)?.max(1);
         if pos.is_attacked(pos.king(!pos.side), pos.side) {
             return Err(FenError::OpponentInCheck);
         }
@@ -280,7 +297,26 @@ impl Position {
         if self.piece_at(victim) != Some(Piece::new(mover, PieceKind::Pawn)) {
             return Err(err(format!("no {} pawn on {victim} to capture", color_name(mover))));
         }
-        self.en_passant = Some(EnPassant::new(&targets, victim));
+        // The field must be exactly what some double step to the victim's square leaves behind: its
+        // start square (two ranks back, same file, a layer step the game allows) is empty now and its
+        // free intermediate squares are the listed ones.
+        let claimed = EnPassant::new(&targets, victim);
+        let layer_steps: &[i8] = match self.variant.kind {
+            VariantKind::Hdc => &[0],
+            VariantKind::Haberkorn => &[0, 1, -1, 2, -2],
+        };
+        let produced_by = |dz: i8| {
+            victim.offset(0, -2 * f, -dz, layers).is_some_and(|from| {
+                self.piece_at(from).is_none() && self.double_step_state(from, victim) == Some(claimed)
+            })
+        };
+        if !layer_steps.iter().any(|&dz| produced_by(dz)) {
+            return Err(err(format!(
+                "no double step to {victim} passes over exactly {}",
+                targets.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" and ")
+            )));
+        }
+        self.en_passant = Some(claimed);
         Ok(())
     }
 

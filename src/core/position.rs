@@ -136,6 +136,20 @@ impl std::fmt::Debug for Position {
     }
 }
 
+/// The nearest occupied square from `sq` along direction `d`: the step the
+/// 26-direction attack walks share.
+#[inline(always)]
+fn first_occupied(r: &Rules, occ: Bitboard, sq: Square, d: usize) -> Option<Square> {
+    r.geometry.ray_squares(sq, d).iter().copied().find(|&s| occ.has(s))
+}
+
+/// Whether the piece with mailbox code `v` (not empty) slides along
+/// direction `d`: the raw direction decoding of the ray walks in one place.
+#[inline(always)]
+pub(crate) fn slides_code(r: &Rules, d: usize, v: u8) -> bool {
+    r.slides_along[d] >> ((v & 7) - 1) & 1 != 0
+}
+
 #[inline]
 const fn encode(p: Piece) -> u8 {
     (p.color as u8) << 3 | (p.kind as u8 + 1)
@@ -349,19 +363,9 @@ impl Position {
         {
             return true;
         }
-        let g = r.geometry;
-        for d in 0..NUM_DIRS {
-            for &s in g.ray_squares(sq, d) {
-                if occ.has(s) {
-                    let v = self.board[s.index()];
-                    if theirs.has(s) && r.slides_along[d] >> ((v & 7) - 1) & 1 != 0 {
-                        return true;
-                    }
-                    break;
-                }
-            }
-        }
-        false
+        (0..NUM_DIRS).any(|d| {
+            first_occupied(r, occ, sq, d).is_some_and(|s| theirs.has(s) && slides_code(r, d, self.board[s.index()]))
+        })
     }
 
     /// The pieces of `by` that attack `sq` (occupancy as it stands).
@@ -375,13 +379,11 @@ impl Position {
         out &= theirs;
         let occ = self.occupied();
         for d in 0..NUM_DIRS {
-            for &s in r.geometry.ray_squares(sq, d) {
-                if occ.has(s) {
-                    if theirs.has(s) && r.slides_along[d] >> ((self.board[s.index()] & 7) - 1) & 1 != 0 {
-                        out.set(s);
-                    }
-                    break;
-                }
+            if let Some(s) = first_occupied(r, occ, sq, d)
+                && theirs.has(s)
+                && slides_code(r, d, self.board[s.index()])
+            {
+                out.set(s);
             }
         }
         out
@@ -441,7 +443,8 @@ impl Position {
             self.refresh_checkers();
             return undo;
         };
-        self.halfmove += 1;
+        // Saturating: a clock at its ceiling still says "fifty moves are over".
+        self.halfmove = self.halfmove.saturating_add(1);
         match m.flag() {
             MoveFlag::Castle => {
                 if let Some(rule) = self.castle_move_rule(from, to) {
@@ -496,7 +499,8 @@ impl Position {
             }
         }
         if us == Color::Black {
-            self.fullmove += 1;
+            // The FEN caps the number at MAX_FULLMOVE, far below u32::MAX, so unmake's decrement stays exact.
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = !us;
         if self.en_passant.is_some() {
@@ -509,7 +513,7 @@ impl Position {
 
     /// The en-passant state after a pawn's double step `from` → `to`: the
     /// passed-over squares (every free intermediate square of a two-path step).
-    fn double_step_state(&self, from: Square, to: Square) -> Option<EnPassant> {
+    pub(super) fn double_step_state(&self, from: Square, to: Square) -> Option<EnPassant> {
         let f = (to.rank() as i8 - from.rank() as i8).signum();
         let dz = to.layer() as i8 - from.layer() as i8;
         let layers = self.variant.layers;
@@ -590,7 +594,7 @@ impl Position {
         self.key ^= self.ep_hash ^ Zobrist::get().side();
         self.ep_hash = 0;
         self.en_passant = None;
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         self.side = !self.side;
         self.refresh_checkers();
         undo

@@ -260,6 +260,7 @@ impl Runner {
                 limit: Limit::default(),
                 timemargin: DEFAULT_TIMEMARGIN,
                 ready_timeout: Duration::from_secs(10),
+                stderr: None,
             };
             match EngineProcess::start(&spec) {
                 Ok(p) => self.process = Some(p),

@@ -790,6 +790,7 @@ impl Game {
             time_control: self.setup.limit.describe(),
             termination,
             moves: self.moves.clone(),
+            move_comments: Vec::new(),
             comment,
         }
     }

@@ -15,6 +15,7 @@ pub mod score;
 #[allow(clippy::module_inception)]
 pub mod search;
 pub mod see;
+pub mod skill;
 pub mod strategy;
 pub mod threads;
 pub mod timeman;
@@ -24,10 +25,11 @@ pub mod worker;
 pub use params::{SearchParams, Switches, Tunables};
 
 use crate::core::{Move, Position};
-use std::sync::Arc;
+use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
+use thiserror::Error;
 
 /// What `go` asks for. Every field is optional; none set means "search until stopped".
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -102,11 +104,20 @@ pub struct Settings {
     pub move_overhead_ms: u64,
     /// How moves are chosen.
     pub strategy: Strategy,
+    /// Playing level, 0 to [`skill::MAX_LEVEL`] (full strength, the default); see [`skill`].
+    pub skill_level: u8,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { hash_mb: 16, threads: 1, multipv: 1, move_overhead_ms: 10, strategy: Strategy::Search }
+        Settings {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 10,
+            strategy: Strategy::Search,
+            skill_level: skill::MAX_LEVEL,
+        }
     }
 }
 
@@ -117,6 +128,16 @@ pub enum Score {
     Cp(i32),
     /// Mate in this many moves (negative: getting mated).
     Mate(i32),
+}
+
+impl fmt::Display for Score {
+    /// As UCI writes it: `cp 35`, `mate -3`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
 }
 
 /// Whether a reported score is exact or a bound from a failed aspiration window.
@@ -202,15 +223,127 @@ impl Signals {
     }
 }
 
-/// The engine: settings, the search state kept between moves, and at most
-/// one search running on a background thread.
+impl Drop for Engine {
+    /// Stops a running search and waits for it, so the pool is idle when it goes.
+    fn drop(&mut self) {
+        self.stop();
+        self.wait();
+    }
+}
+
+/// A reporter for a weakened search: it passes everything on, remembers the
+/// last line of each principal variation, and replaces the `bestmove` by the
+/// move [`skill::pick`] chooses among those lines.
+fn weakened(level: u8, mut report: Reporter) -> Reporter {
+    let mut lines: Vec<Option<(Move, Score, Option<Move>)>> = Vec::new();
+    Box::new(move |r| match r {
+        Report::Info(info) => {
+            if let (Some(&first), Some(i)) = (info.pv.first(), (info.multipv as usize).checked_sub(1)) {
+                if lines.len() <= i {
+                    lines.resize(i + 1, None);
+                }
+                lines[i] = Some((first, info.score, info.pv.get(1).copied()));
+            }
+            report(Report::Info(info));
+        }
+        Report::BestMove { best, ponder } => {
+            let known: Vec<(Move, Score, Option<Move>)> = lines.iter().flatten().copied().collect();
+            let choices: Vec<(Move, Score)> = known.iter().map(|&(m, s, _)| (m, s)).collect();
+            let picked = best.and_then(|_| skill::pick(level, &choices, &mut rand::rng()));
+            let (best, ponder) = match picked {
+                Some(m) if Some(m) != best => (Some(m), known.iter().find(|l| l.0 == m).and_then(|l| l.2)),
+                _ => (best, ponder),
+            };
+            lines.clear();
+            report(Report::BestMove { best, ponder });
+        }
+        other => report(other),
+    })
+}
+
+/// Why the engine refused new settings; the old ones stay in force.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// The system would not give the transposition table's memory.
+    #[error("Hash {mb} MiB cannot be allocated ({why}){}", kept.map_or(String::new(), |k| format!("; the table keeps its {k} MiB")))]
+    Hash {
+        /// The size asked for.
+        mb: usize,
+        /// The size kept (none for a new engine).
+        kept: Option<usize>,
+        /// The allocator's reason.
+        why: String,
+    },
+    /// The system would not start the search threads; how many stay (none for a new engine).
+    #[error("{}{}", .0, .1.map_or(String::new(), |n| format!("; Threads stays at {n}")))]
+    Threads(threads::PoolError, Option<usize>),
+}
+
+/// A transposition table of `mb` MiB, or why the memory is not there.
+///
+/// The memory is first reserved fallibly (`try_reserve_exact`) and released,
+/// and only then allocated by the table: a request the system refuses (a
+/// `Hash` beyond the machine's memory) becomes an error instead of an abort.
+/// The probe and the real allocation are not one step, so memory taken by
+/// another process in between can still fail the second; a fallible
+/// constructor in `tt.rs` would close that gap.
+fn try_table(mb: usize) -> Result<tt::TranspositionTable, String> {
+    let bytes = mb.checked_mul(1 << 20).ok_or_else(|| "size overflows".to_string())?;
+    let mut probe: Vec<u64> = Vec::new();
+    probe.try_reserve_exact(bytes / 8).map_err(|e| e.to_string())?;
+    drop(probe);
+    Ok(tt::TranspositionTable::new(mb))
+}
+
+/// Set once a search job has finished; waited on by [`Engine::wait`].
+#[derive(Default)]
+struct Finished {
+    done: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Finished {
+    fn set(&self) {
+        if let Ok(mut d) = self.done.lock() {
+            *d = true;
+        }
+        self.cv.notify_all();
+    }
+
+    fn is_set(&self) -> bool {
+        self.done.lock().map_or(true, |d| *d)
+    }
+
+    fn wait(&self) {
+        let Ok(mut d) = self.done.lock() else { return };
+        while !*d {
+            match self.cv.wait(d) {
+                Ok(g) => d = g,
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Marks a job finished when dropped, so that even a job that unwinds releases [`Engine::wait`].
+struct FinishOnDrop(Arc<Finished>);
+
+impl Drop for FinishOnDrop {
+    fn drop(&mut self) {
+        self.0.set();
+    }
+}
+
+/// The engine: settings, the search state kept between moves, the
+/// persistent search threads and at most one search running on them.
 pub struct Engine {
     settings: Settings,
     params: SearchParams,
     tt: Arc<tt::TranspositionTable>,
+    pool: Arc<threads::ThreadPool>,
     nodes: Arc<AtomicU64>,
     signals: Arc<Signals>,
-    worker: Option<JoinHandle<()>>,
+    job: Option<Arc<Finished>>,
 }
 
 impl Default for Engine {
@@ -220,16 +353,28 @@ impl Default for Engine {
 }
 
 impl Engine {
-    /// An idle engine with these settings.
+    /// An idle engine with these settings; when the system refuses their
+    /// table or threads, with the default settings instead (see [`Engine::try_new`]).
     pub fn new(settings: Settings) -> Engine {
-        Engine {
-            tt: Arc::new(tt::TranspositionTable::new(settings.hash_mb)),
+        Engine::try_new(settings).unwrap_or_else(|_| {
+            Engine::try_new(Settings::default()).expect("the system gives 16 MiB and two threads to start with")
+        })
+    }
+
+    /// An idle engine with these settings, or why the system refuses them.
+    pub fn try_new(settings: Settings) -> Result<Engine, EngineError> {
+        let pool = threads::ThreadPool::new(settings.threads).map_err(|e| EngineError::Threads(e, None))?;
+        let tt =
+            try_table(settings.hash_mb).map_err(|why| EngineError::Hash { mb: settings.hash_mb, kept: None, why })?;
+        Ok(Engine {
+            tt: Arc::new(tt),
+            pool: Arc::new(pool),
             settings,
             params: SearchParams::default(),
             nodes: Arc::new(AtomicU64::new(0)),
             signals: Arc::new(Signals::default()),
-            worker: None,
-        }
+            job: None,
+        })
     }
 
     /// The settings in force.
@@ -237,14 +382,38 @@ impl Engine {
         &self.settings
     }
 
-    /// Changes the settings (waits for a running search to end first); a new
-    /// `hash_mb` reallocates (and so clears) the transposition table.
-    pub fn set_settings(&mut self, settings: Settings) {
+    /// Changes the settings (waits for a running search to end first). A new
+    /// `hash_mb` reallocates (and so clears) the transposition table, a new
+    /// `threads` replaces the thread pool; when the system refuses either,
+    /// nothing changes and the error says why.
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), EngineError> {
         self.wait();
-        if settings.hash_mb != self.settings.hash_mb {
-            self.tt = Arc::new(tt::TranspositionTable::new(settings.hash_mb));
+        let pool = if settings.threads != self.settings.threads {
+            Some(
+                threads::ThreadPool::new(settings.threads)
+                    .map_err(|e| EngineError::Threads(e, Some(self.pool.threads())))?,
+            )
+        } else {
+            None
+        };
+        let tt = if settings.hash_mb != self.settings.hash_mb {
+            // The old table is released first when the new one is the larger, so both need not fit at once.
+            Some(try_table(settings.hash_mb).map_err(|why| EngineError::Hash {
+                mb: settings.hash_mb,
+                kept: Some(self.settings.hash_mb),
+                why,
+            })?)
+        } else {
+            None
+        };
+        if let Some(pool) = pool {
+            self.pool = Arc::new(pool);
+        }
+        if let Some(tt) = tt {
+            self.tt = Arc::new(tt);
         }
         self.settings = settings;
+        Ok(())
     }
 
     /// The search technique switches in force (all on by default).
@@ -277,26 +446,37 @@ impl Engine {
 
     /// Whether a search is running.
     pub fn is_searching(&self) -> bool {
-        self.worker.as_ref().is_some_and(|w| !w.is_finished())
+        self.job.as_ref().is_some_and(|f| !f.is_set())
     }
 
-    /// Starts a search of `pos` on a background thread and returns at once;
+    /// Starts a search of `pos` on the pool's threads and returns at once;
     /// the result arrives through `report` as [`Report::BestMove`]. A search
     /// still running is stopped first.
-    pub fn go(&mut self, pos: &Position, limits: Limits, mut report: Reporter) {
+    pub fn go(&mut self, pos: &Position, mut limits: Limits, mut report: Reporter) {
         self.stop();
         self.wait();
+        let mut settings = self.settings.clone();
+        if settings.strategy == Strategy::Search && settings.skill_level < skill::MAX_LEVEL {
+            let level = settings.skill_level;
+            let depth = skill::depth_limit(level);
+            limits.depth = Some(limits.depth.map_or(depth, |d| d.min(depth)));
+            settings.multipv = settings.multipv.max(skill::MIN_LINES);
+            report = weakened(level, report);
+        }
         let signals = Arc::new(Signals::default());
         signals.pondering.store(limits.ponder, Ordering::Relaxed);
         signals.infinite.store(limits.infinite, Ordering::Relaxed);
         self.signals = Arc::clone(&signals);
-        let settings = self.settings.clone();
         let params = self.params;
         let tt = Arc::clone(&self.tt);
         let nodes = Arc::clone(&self.nodes);
         nodes.store(0, Ordering::Relaxed);
         let pos = pos.clone();
-        let work = move || {
+        let finished = Arc::new(Finished::default());
+        self.job = Some(Arc::clone(&finished));
+        let pool = Arc::clone(&self.pool);
+        self.pool.spawn(move || {
+            let _finish = FinishOnDrop(finished);
             let (best, ponder) = match settings.strategy {
                 Strategy::Search | Strategy::AlphaBeta => {
                     let params = if settings.strategy == Strategy::AlphaBeta {
@@ -305,16 +485,16 @@ impl Engine {
                         params
                     };
                     let root = strategy::root_moves(&pos, &limits);
-                    threads::run(&pos, root, &limits, &settings, params, &tt, &signals, &nodes, &mut report)
+                    threads::run_on(&pool, &pos, root, &limits, &settings, params, &tt, &signals, &nodes, &mut report)
                 }
                 _ => strategy::choose(&pos, &limits, &settings, &signals, &mut report),
             };
+            // The engine holds the pool until `_finish` says the job is over, so
+            // this is never the last reference: a pool is never dropped by its own thread.
+            drop(pool);
             signals.wait_for_release();
             report(Report::BestMove { best, ponder });
-        };
-        let spawned =
-            std::thread::Builder::new().name("cubist-main".into()).stack_size(threads::SEARCH_STACK).spawn(work);
-        self.worker = spawned.ok();
+        });
     }
 
     /// Asks a running search to stop; it still reports its `bestmove`.
@@ -329,8 +509,8 @@ impl Engine {
 
     /// Waits for a running search to finish (after `stop` or its limits).
     pub fn wait(&mut self) {
-        if let Some(w) = self.worker.take() {
-            let _ = w.join();
+        if let Some(f) = self.job.take() {
+            f.wait();
         }
     }
 }

@@ -1,13 +1,25 @@
-//! Lazy SMP: `threads` searchers on scoped threads share the transposition
-//! table and one abort flag; helpers skip depths by Stockfish's pattern so
-//! that they fill the table ahead of the main thread. The main thread owns
-//! the clock and the reports; when it ends, the helpers stop, and the move is
-//! chosen by a depth-and-score vote over all threads.
+//! Lazy SMP: `threads` searchers share the transposition table and one
+//! abort flag; helpers skip depths by Stockfish's pattern so that they fill
+//! the table ahead of the main thread. The main thread owns the reports; when
+//! it ends, the helpers stop, and the move is chosen by a depth-and-score vote
+//! over all threads.
 //!
-//! Scoped threads (not rayon's pool) because a search thread blocks for the
-//! whole search: a pool brings nothing but a second place to set the stack
-//! size, while `std::thread::scope` lets helpers borrow the shared state
-//! without `Arc`s and joins them before the result is read.
+//! The threads live in a persistent [`ThreadPool`], as in Stockfish: built
+//! when `Threads` changes (a thread the system refuses is an error at
+//! `setoption`, never at `go`), each thread asleep on its own condition
+//! variable between searches, so a `go` only wakes threads. Thread 0 runs the
+//! main searcher, threads 1.. the helpers, and one more thread is the
+//! watchdog: it sleeps in steps of [`WATCH_STEP`] and raises the abort flag
+//! on `stop` or at the hard time limit, so both are honoured however many
+//! searchers compete for the cores (the main thread's own checks come late
+//! when hundreds of threads share two). Helpers start one after another (each
+//! wakes the next once its own state is built), so a search that ends early
+//! never waits for hundreds of half-built helpers.
+//!
+//! rayon's pool was tried first: with a thousand threads its idle workers
+//! spend most of the machine in crossbeam-epoch bookkeeping, and a `go
+//! movetime 100` took seconds. The pool below hands each thread its own job
+//! and never steals.
 
 use super::movepick::capture_score;
 use super::score::{INF, MATE_BOUND, MAX_PLY, to_score};
@@ -16,12 +28,235 @@ use super::tt::TranspositionTable;
 use super::worker::{NodeCounter, RootMove, Searcher, Shared};
 use super::{Info, Limits, Report, SearchParams, Settings, Signals};
 use crate::core::{Move, Position};
+use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
+use thiserror::Error;
 
 /// Stack size of every search thread. Move lists live in a per-thread heap
 /// buffer, so frames are small; this leaves ample room for `MAX_PLY` plies.
 pub const SEARCH_STACK: usize = 32 << 20;
+
+/// How often the watchdog looks at `stop` and the clock.
+pub const WATCH_STEP: Duration = Duration::from_millis(1);
+
+/// Why the search threads could not be created.
+#[derive(Debug, Error)]
+#[error("cannot start {threads} search threads: {why}")]
+pub struct PoolError {
+    /// How many were asked for.
+    pub threads: usize,
+    /// The system's reason.
+    pub why: String,
+}
+
+/// A job as a pool thread runs it.
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// One pool thread's mailbox.
+#[derive(Default)]
+struct Mailbox {
+    jobs: Mutex<VecDeque<Job>>,
+    wake: Condvar,
+}
+
+/// What the pool's threads share.
+#[derive(Default)]
+struct PoolInner {
+    mailboxes: Vec<Mailbox>,
+    quit: AtomicBool,
+}
+
+/// The persistent search threads: thread 0 for the main searcher, helpers
+/// 1..`threads`, and the watchdog after them.
+pub struct ThreadPool {
+    inner: Arc<PoolInner>,
+    handles: Vec<JoinHandle<()>>,
+    threads: usize,
+}
+
+impl ThreadPool {
+    /// Starts `threads` search threads (at least one) and the watchdog; an
+    /// error, not an abort, when the system refuses a thread (the threads
+    /// already started are stopped again).
+    pub fn new(threads: usize) -> Result<ThreadPool, PoolError> {
+        let threads = threads.max(1);
+        let inner = Arc::new(PoolInner {
+            mailboxes: (0..=threads).map(|_| Mailbox::default()).collect(),
+            quit: AtomicBool::new(false),
+        });
+        let mut pool = ThreadPool { inner, handles: Vec::with_capacity(threads + 1), threads };
+        for i in 0..=threads {
+            let inner = Arc::clone(&pool.inner);
+            let name = if i == threads { "cubist-watchdog".to_string() } else { format!("cubist-search-{i}") };
+            let spawned =
+                std::thread::Builder::new().name(name).stack_size(SEARCH_STACK).spawn(move || serve(&inner, i));
+            match spawned {
+                Ok(h) => pool.handles.push(h),
+                // Dropping the pool stops the threads already started.
+                Err(e) => return Err(PoolError { threads, why: e.to_string() }),
+            }
+        }
+        Ok(pool)
+    }
+
+    /// How many searchers the pool holds.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `job` on the main search thread (thread 0) and returns at once.
+    pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        self.push(0, Box::new(job));
+    }
+
+    fn push(&self, thread: usize, job: Job) {
+        let mailbox = &self.inner.mailboxes[thread.min(self.threads)];
+        if let Ok(mut jobs) = mailbox.jobs.lock() {
+            jobs.push_back(job);
+        }
+        mailbox.wake.notify_one();
+    }
+
+    /// Runs `f` with a [`Scope`] whose jobs may borrow anything that outlives
+    /// this call; returns once `f` and every job spawned in the scope have
+    /// finished, also when `f` unwinds.
+    pub fn scope<'env, F, R>(&'env self, f: F) -> R
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> R,
+    {
+        let scope = Scope { pool: self, pending: Arc::new(Pending::default()), scope: PhantomData, env: PhantomData };
+        /// Waits for the scope's jobs when dropped: on return and on unwind alike.
+        struct WaitAll<'a>(&'a Pending);
+        impl Drop for WaitAll<'_> {
+            fn drop(&mut self) {
+                self.0.wait_for_none();
+            }
+        }
+        let _wait = WaitAll(&scope.pending);
+        f(&scope)
+    }
+}
+
+impl Drop for ThreadPool {
+    /// Stops the threads (idle ones at once; a running job is finished first) and joins them.
+    fn drop(&mut self) {
+        self.inner.quit.store(true, Ordering::Relaxed);
+        for mailbox in &self.inner.mailboxes {
+            // Taking the lock orders the store before a thread's next look at `quit`.
+            drop(mailbox.jobs.lock());
+            mailbox.wake.notify_all();
+        }
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A pool thread: runs the jobs of its mailbox in order, sleeping while it is empty.
+fn serve(inner: &PoolInner, i: usize) {
+    let mailbox = &inner.mailboxes[i];
+    loop {
+        let job = {
+            let Ok(mut jobs) = mailbox.jobs.lock() else { return };
+            loop {
+                if let Some(job) = jobs.pop_front() {
+                    break job;
+                }
+                if inner.quit.load(Ordering::Relaxed) {
+                    return;
+                }
+                jobs = match mailbox.wake.wait(jobs) {
+                    Ok(j) => j,
+                    Err(_) => return,
+                };
+            }
+        };
+        job();
+    }
+}
+
+/// How many jobs of a scope have not finished.
+#[derive(Default)]
+struct Pending {
+    count: Mutex<usize>,
+    zero: Condvar,
+}
+
+impl Pending {
+    fn add(&self) {
+        if let Ok(mut c) = self.count.lock() {
+            *c += 1;
+        }
+    }
+
+    fn done(&self) {
+        if let Ok(mut c) = self.count.lock() {
+            *c -= 1;
+            if *c == 0 {
+                self.zero.notify_all();
+            }
+        }
+    }
+
+    fn wait_for_none(&self) {
+        let Ok(mut c) = self.count.lock() else { return };
+        while *c > 0 {
+            c = match self.zero.wait(c) {
+                Ok(c) => c,
+                Err(_) => return,
+            };
+        }
+    }
+}
+
+/// Jobs on chosen pool threads that may borrow from the caller of
+/// [`ThreadPool::scope`], like `std::thread::scope` but on the pool's
+/// threads. Both lifetimes are invariant, as in std, so a job can never
+/// borrow something that dies before the scope has waited for it.
+pub struct Scope<'scope, 'env: 'scope> {
+    pool: &'env ThreadPool,
+    pending: Arc<Pending>,
+    scope: PhantomData<&'scope mut &'scope ()>,
+    env: PhantomData<&'env mut &'env ()>,
+}
+
+impl<'scope> Scope<'scope, '_> {
+    /// Runs `job` on pool thread `thread` (after any job queued there); a
+    /// job may spawn further jobs in the same scope. A panicking job is
+    /// contained to itself (release builds abort on panic anyway).
+    pub fn spawn_on<F>(&'scope self, thread: usize, job: F)
+    where
+        F: FnOnce() + Send + 'scope,
+    {
+        self.pending.add();
+        let pending = Arc::clone(&self.pending);
+        let job: Box<dyn FnOnce() + Send + 'scope> = Box::new(move || {
+            /// Counts the job as finished however it ends.
+            struct Done(Arc<Pending>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.done();
+                }
+            }
+            let _done = Done(pending);
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+        });
+        // SAFETY: the job borrows only data that lives for 'scope, and
+        // 'scope ends only when `ThreadPool::scope` returns or unwinds. Before
+        // either, `WaitAll` waits until `pending` is zero, which happens only
+        // after this job has run to its end (`Done` is dropped last, after
+        // the closure and everything it captured). So the job never runs, and
+        // nothing it borrowed is touched, after 'scope; erasing the lifetime
+        // to hand the box to a long-lived thread is therefore sound. This is
+        // the argument `std::thread::scope` rests on.
+        let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + 'scope>, Job>(job) };
+        self.pool.push(thread, job);
+    }
+}
 
 /// What a finished thread proposes.
 struct Proposal {
@@ -32,11 +267,39 @@ struct Proposal {
     seldepth: usize,
 }
 
-/// Searches `pos` with `settings.threads` threads and returns the move to
-/// play and the expected reply (`None`, `None` without legal moves). The
-/// main thread reports through `report`; `nodes_out` receives the node total.
+/// Searches `pos` with `settings.threads` threads of a pool started for
+/// this search alone (the engine keeps its pool: [`run_on`]); the main
+/// searcher runs on the calling thread. When the system refuses the threads,
+/// the first root move is played.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
+    pos: &Position,
+    root: Vec<Move>,
+    limits: &Limits,
+    settings: &Settings,
+    params: SearchParams,
+    tt: &TranspositionTable,
+    signals: &Signals,
+    nodes_out: &AtomicU64,
+    report: &mut dyn FnMut(Report),
+) -> (Option<Move>, Option<Move>) {
+    match ThreadPool::new(settings.threads) {
+        Ok(pool) => run_on(&pool, pos, root, limits, settings, params, tt, signals, nodes_out, report),
+        Err(e) => {
+            report(Report::Message(format!("error: {e}")));
+            (root.first().copied(), None)
+        }
+    }
+}
+
+/// Searches `pos` with `settings.threads` searchers (at most the pool's)
+/// and returns the move to play and the expected reply (`None`, `None`
+/// without legal moves). The main searcher runs on the calling thread and
+/// reports through `report`; helpers run on `pool` threads 1.., the watchdog
+/// on its own; `nodes_out` receives the node total.
+#[allow(clippy::too_many_arguments)]
+pub fn run_on(
+    pool: &ThreadPool,
     pos: &Position,
     root: Vec<Move>,
     limits: &Limits,
@@ -52,7 +315,7 @@ pub fn run(
     }
     let start_time = std::time::Instant::now();
     tt.new_search();
-    let threads = settings.threads.max(1);
+    let threads = settings.threads.clamp(1, pool.threads());
     let mut ordered: Vec<(i32, Move)> = root.iter().map(|&m| (capture_score(pos, m).unwrap_or(0), m)).collect();
     ordered.sort_by_key(|&(s, _)| -s);
     let root_moves: Vec<RootMove> = ordered.into_iter().map(|(_, m)| RootMove::new(m)).collect();
@@ -78,32 +341,32 @@ pub fn run(
         params,
         multipv: settings.multipv.max(1),
     };
-    let proposals: Vec<Proposal> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|id| {
-                let (shared, pos, root_moves) = (&shared, pos.clone(), root_moves.clone());
-                std::thread::Builder::new()
-                    .name(format!("cubist-search-{id}"))
-                    .stack_size(SEARCH_STACK)
-                    .spawn_scoped(scope, move || {
-                        let mut s = Searcher::new(id, shared, pos, root_moves);
-                        s.iterate(max_depth, None);
-                        proposal(&s)
-                    })
-                    .ok()
-            })
-            .collect();
-        let mut main = Searcher::new(0, &shared, pos.clone(), root_moves.clone());
+    // Helpers hand their proposals in here.
+    let helper_proposals: Mutex<Vec<Proposal>> = Mutex::new(Vec::new());
+    let main_proposal = pool.scope(|scope| {
+        /// Raises the abort flag when the main searcher is done, also if it unwinds.
+        struct AbortOnDrop<'a>(&'a AtomicBool);
+        impl Drop for AbortOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let _abort = AbortOnDrop(&shared.abort);
+        let (shared, helper_proposals, root_moves) = (&shared, &helper_proposals, root_moves.as_slice());
+        scope.spawn_on(pool.threads(), move || watch(shared));
+        if threads > 1 {
+            scope.spawn_on(1, move || helper(scope, 1, threads, max_depth, shared, pos, root_moves, helper_proposals));
+        }
+        let mut main = Searcher::new(0, shared, pos.clone(), root_moves.to_vec());
         main.iterate(max_depth, Some(&mut *report));
         // Stopped inside an iteration: the last word on nodes and the line in force.
         if shared.abort.load(Ordering::Relaxed) && main.completed_depth > 0 {
             report(Report::Info(main.info(main.completed_depth, 0)));
         }
-        shared.abort.store(true, Ordering::Relaxed);
-        let mut all = vec![proposal(&main)];
-        all.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
-        all
+        proposal(&main)
     });
+    let mut proposals = vec![main_proposal];
+    proposals.extend(helper_proposals.into_inner().unwrap_or_default());
     nodes_out.store(shared.nodes(), Ordering::Relaxed);
     let chosen = if settings.multipv <= 1 { vote(&proposals) } else { 0 };
     let best = &proposals[chosen];
@@ -125,6 +388,46 @@ pub fn run(
     }
     let ponder = best.pv.get(1).copied().or_else(|| ponder_from_tt(pos, best.best, tt));
     (Some(best.best), ponder)
+}
+
+/// Helper `id`: builds its searcher, wakes helper `id + 1` (so that at most
+/// one helper at a time is being built), searches until the abort flag, and
+/// hands in its proposal. A helper woken after the end does nothing.
+#[allow(clippy::too_many_arguments)]
+fn helper<'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    id: usize,
+    threads: usize,
+    max_depth: i32,
+    shared: &'scope Shared<'scope>,
+    pos: &'scope Position,
+    root_moves: &'scope [RootMove],
+    proposals: &'scope Mutex<Vec<Proposal>>,
+) {
+    if shared.abort.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut s = Searcher::new(id, shared, pos.clone(), root_moves.to_vec());
+    if id + 1 < threads && !shared.abort.load(Ordering::Relaxed) {
+        scope.spawn_on(id + 1, move || helper(scope, id + 1, threads, max_depth, shared, pos, root_moves, proposals));
+    }
+    s.iterate(max_depth, None);
+    if let Ok(mut all) = proposals.lock() {
+        all.push(proposal(&s));
+    }
+}
+
+/// The watchdog: raises the abort flag on `stop` or at the hard time limit
+/// (not while pondering); returns once the search has ended.
+fn watch(shared: &Shared) {
+    while !shared.abort.load(Ordering::Relaxed) {
+        let signals = shared.signals;
+        if signals.stopped() || (!signals.pondering.load(Ordering::Relaxed) && shared.time.hard_exceeded()) {
+            shared.abort.store(true, Ordering::Relaxed);
+            return;
+        }
+        std::thread::sleep(WATCH_STEP);
+    }
 }
 
 fn proposal(s: &Searcher) -> Proposal {

@@ -86,6 +86,9 @@ pub enum CommandError {
     /// A `setoption` the options refuse.
     #[error("setoption: {0}")]
     Option(#[from] OptionError),
+    /// `bench` arguments out of range or unknown.
+    #[error("bench: {0}")]
+    Bench(String),
     /// `perft` mixed with search parameters.
     #[error("go perft takes only a depth: 'go perft <depth>'")]
     PerftMixed,

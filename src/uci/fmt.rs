@@ -24,8 +24,9 @@ pub const ENGINE_NAME: &str = concat!("Cubist ", env!("CARGO_PKG_VERSION"));
 /// The engine's author as `id author` gives it.
 pub const ENGINE_AUTHOR: &str = "the Cubist developers";
 
-/// Longest error message sent (longer ones are cut; tokens are cut earlier).
-const MAX_ERROR_CHARS: usize = 400;
+/// Longest word of an error message sent whole: longer words are echoed
+/// input (a FEN field, a move, a value) and are cut; the explanation never is.
+const MAX_ERROR_WORD_CHARS: usize = 48;
 
 /// Where protocol output goes: a shared writer, locked for each write and
 /// flushed after it. Cloning shares the writer.
@@ -60,9 +61,11 @@ impl Output {
         let _ = sink.flush();
     }
 
-    /// Sends `info string error: <message>`, cut to a sane length.
+    /// Sends `info string error: <message>` on one line: every word longer
+    /// than [`MAX_ERROR_WORD_CHARS`] (echoed input) is cut with `…`, the
+    /// explanation around it is kept whole.
     pub fn error(&self, message: &str) {
-        self.send(&format!("info string error: {}", cut(message, MAX_ERROR_CHARS)));
+        self.send(&format!("info string error: {}", shorten_echoes(message)));
     }
 
     /// Sends `info string <message>`, one `info string` line per line of the message.
@@ -72,6 +75,56 @@ impl Output {
             self.send(&text.join("\n"));
         }
     }
+}
+
+/// `go` limits as the `go` command writes them (`depth 5 movetime 100 …`; `none` when unlimited).
+pub fn limits_text(l: &crate::search::Limits) -> String {
+    let ms = |d: &Option<std::time::Duration>| d.map(|d| d.as_millis().to_string());
+    let mut parts: Vec<String> = Vec::new();
+    let timed =
+        [("wtime", &l.wtime), ("btime", &l.btime), ("winc", &l.winc), ("binc", &l.binc), ("movetime", &l.movetime)];
+    for (name, value) in timed {
+        if let Some(v) = ms(value) {
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    let counts = [
+        ("movestogo", l.movestogo.map(u64::from)),
+        ("depth", l.depth.map(u64::from)),
+        ("nodes", l.nodes),
+        ("mate", l.mate.map(u64::from)),
+    ];
+    for (name, value) in counts {
+        if let Some(v) = value {
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    if l.infinite {
+        parts.push("infinite".into());
+    }
+    if l.ponder {
+        parts.push("ponder".into());
+    }
+    if parts.is_empty() { "none".into() } else { parts.join(" ") }
+}
+
+/// The search settings with the names of their UCI options.
+pub fn settings_text(s: &crate::search::Settings) -> String {
+    let strategy = crate::search::Strategy::NAMES
+        .iter()
+        .find(|n| crate::search::Strategy::from_name(n) == Some(s.strategy))
+        .copied()
+        .unwrap_or("search");
+    format!(
+        "Hash {} Threads {} MultiPV {} Move Overhead {} Strategy {strategy} Skill Level {}",
+        s.hash_mb, s.threads, s.multipv, s.move_overhead_ms, s.skill_level
+    )
+}
+
+/// `message` on one line with every word longer than [`MAX_ERROR_WORD_CHARS`] cut.
+pub fn shorten_echoes(message: &str) -> String {
+    let words: Vec<String> = message.split_whitespace().map(|w| cut(w, MAX_ERROR_WORD_CHARS)).collect();
+    words.join(" ")
 }
 
 /// `text` cut after `max` characters, with `…` where it was cut.
@@ -261,5 +314,33 @@ mod tests {
     fn errors_are_cut() {
         assert_eq!(cut("abcdef", 3), "abc…");
         assert_eq!(cut("abc", 3), "abc");
+    }
+
+    /// Issue 12: the explanation was cut in the middle; now only long echoed words are.
+    #[test]
+    fn only_echoed_words_are_shortened() {
+        let long = "e2-iv".repeat(100);
+        let message =
+            format!("position: move 1 of 1: malformed square '{long}' (expected e.g. e2-IV); position unchanged");
+        let shown = shorten_echoes(&message);
+        assert!(shown.ends_with("(expected e.g. e2-IV); position unchanged"), "{shown}");
+        assert!(shown.chars().count() < 150, "{shown}");
+        let explanation = "option Hash: 99999999999 is out of range 1..65536; unchanged ".repeat(20);
+        assert_eq!(shorten_echoes(&explanation), explanation.trim_end());
+    }
+
+    #[test]
+    fn limits_and_settings_read_as_uci() {
+        let l = crate::search::Limits {
+            movetime: Some(std::time::Duration::from_millis(100)),
+            depth: Some(5),
+            ..Default::default()
+        };
+        assert_eq!(limits_text(&l), "movetime 100 depth 5");
+        assert_eq!(limits_text(&Default::default()), "none");
+        assert_eq!(
+            settings_text(&crate::search::Settings::default()),
+            "Hash 16 Threads 1 MultiPV 1 Move Overhead 10 Strategy search Skill Level 20"
+        );
     }
 }

@@ -131,7 +131,7 @@ pub static COMMANDS: [CommandSpec; 15] = [
     CommandSpec { name: "eval", usage: "eval", about: "show the static evaluation, term by term", run: Session::eval },
     CommandSpec {
         name: "bench",
-        usage: "bench [depth 1..100] [threads 1..1024] [hash MiB 1..65536]",
+        usage: "bench [depth=1..100] [threads=1..1024] [hash=1..65536] (or the numbers in that order)",
         about: "search the fixed bench positions: speed benchmark and node-count signature",
         run: Session::bench,
     },

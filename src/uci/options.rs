@@ -6,9 +6,10 @@
 //! value that does not fit its option is refused with an [`OptionError`] and
 //! leaves the option as it was.
 
+use super::command::shown;
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
-use crate::search::{SearchParams, Settings, Strategy};
+use crate::search::{EngineError, SearchParams, Settings, Strategy, skill};
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
 
@@ -29,6 +30,12 @@ pub enum OptionId {
     MoveOverhead,
     /// `Strategy`: the search, or a test baseline.
     Strategy,
+    /// `Skill Level`: playing level, 0 (weakest) to 20 (full strength).
+    SkillLevel,
+    /// `UCI_LimitStrength`: play at the strength `UCI_Elo` asks for.
+    UciLimitStrength,
+    /// `UCI_Elo`: the strength to play at with `UCI_LimitStrength`.
+    UciElo,
     /// `UCI_Variant`: `hdc` or `haberkorn`.
     UciVariant,
     /// `HaberkornLayers`: layers of the haberkorn board.
@@ -89,7 +96,7 @@ const fn spin(default: i64, min: i64, max: i64) -> OptionKind {
 }
 
 /// Every option, indexed by [`OptionId`].
-pub const SPECS: [OptionSpec; 13] = [
+pub const SPECS: [OptionSpec; 16] = [
     OptionSpec { id: OptionId::Hash, name: "Hash", kind: spin(16, 1, 65536), about: "transposition table size in MiB" },
     OptionSpec { id: OptionId::Threads, name: "Threads", kind: spin(1, 1, 1024), about: "search threads" },
     OptionSpec {
@@ -121,6 +128,24 @@ pub const SPECS: [OptionSpec; 13] = [
         name: "Strategy",
         kind: OptionKind::Combo { default: "search", vars: &Strategy::NAMES },
         about: "search = the engine; greedy and random are test baselines (most material at once / any legal move)",
+    },
+    OptionSpec {
+        id: OptionId::SkillLevel,
+        name: "Skill Level",
+        kind: spin(skill::MAX_LEVEL as i64, 0, skill::MAX_LEVEL as i64),
+        about: "playing level for people: 0 weakest, 20 full strength (Stockfish's scale of levels, not its strength)",
+    },
+    OptionSpec {
+        id: OptionId::UciLimitStrength,
+        name: "UCI_LimitStrength",
+        kind: OptionKind::Check { default: false },
+        about: "play at the strength UCI_Elo asks for (it then overrides Skill Level)",
+    },
+    OptionSpec {
+        id: OptionId::UciElo,
+        name: "UCI_Elo",
+        kind: spin(skill::MIN_ELO, skill::MIN_ELO, skill::MAX_ELO),
+        about: "strength with UCI_LimitStrength, on Cubist's own scale (the random mover is 0; see README)",
     },
     OptionSpec {
         id: OptionId::UciVariant,
@@ -240,7 +265,7 @@ enum Value {
 /// What a successful `setoption` asks the session to do.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Effect {
-    /// Nothing beyond storing the value (`Ponder`).
+    /// Nothing beyond storing the value (`Ponder`, or any option set to the value it has).
     Stored,
     /// The search settings changed: hand them to the engine.
     Settings,
@@ -305,11 +330,10 @@ impl Options {
             (OptionKind::Check { .. }, Some(v)) => match v.to_ascii_lowercase().as_str() {
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
-                _ => return Err(OptionError::NotABool { name: spec.name, value: v.to_string() }),
+                _ => return Err(OptionError::NotABool { name: spec.name, value: shown(v) }),
             },
             (OptionKind::Spin { min, max, .. }, Some(v)) => {
-                let n: i64 =
-                    v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: v.to_string() })?;
+                let n: i64 = v.parse().map_err(|_| OptionError::NotAnInteger { name: spec.name, value: shown(v) })?;
                 if !(min..=max).contains(&n) {
                     return Err(OptionError::OutOfRange { name: spec.name, value: n, min, max });
                 }
@@ -318,21 +342,26 @@ impl Options {
             (OptionKind::Combo { vars, .. }, Some(v)) => match vars.iter().find(|w| w.eq_ignore_ascii_case(v)) {
                 Some(w) => Value::Word(w),
                 None => {
-                    return Err(OptionError::NotInCombo {
-                        name: spec.name,
-                        value: v.to_string(),
-                        vars: vars.join(" "),
-                    });
+                    return Err(OptionError::NotInCombo { name: spec.name, value: shown(v), vars: vars.join(" ") });
                 }
             },
         };
+        // A value that changes nothing has no effect: above all, it does not reset the position.
+        if spec.kind != OptionKind::Button && self.values[spec.id as usize] == new {
+            return Ok(Effect::Stored);
+        }
         self.values[spec.id as usize] = new;
         Ok(match spec.id {
             OptionId::Ponder => Effect::Stored,
             OptionId::ClearHash => Effect::ClearHash,
-            OptionId::Hash | OptionId::Threads | OptionId::MultiPv | OptionId::MoveOverhead | OptionId::Strategy => {
-                Effect::Settings
-            }
+            OptionId::Hash
+            | OptionId::Threads
+            | OptionId::MultiPv
+            | OptionId::MoveOverhead
+            | OptionId::Strategy
+            | OptionId::SkillLevel
+            | OptionId::UciLimitStrength
+            | OptionId::UciElo => Effect::Settings,
             OptionId::UciVariant
             | OptionId::HaberkornLayers
             | OptionId::HaberkornWhiteLayer
@@ -345,7 +374,7 @@ impl Options {
     /// A search tunable by name (builds with the `tune` feature only).
     fn set_tunable(&mut self, name: &str, value: Option<&str>) -> Result<Effect, OptionError> {
         let name = name.trim();
-        let unknown = || OptionError::Unknown(name.to_string());
+        let unknown = || OptionError::Unknown(shown(name));
         if !cfg!(feature = "tune") {
             return Err(unknown());
         }
@@ -403,6 +432,19 @@ impl Options {
             multipv: self.int(OptionId::MultiPv) as usize,
             move_overhead_ms: self.int(OptionId::MoveOverhead) as u64,
             strategy: Strategy::from_name(self.word(OptionId::Strategy)).unwrap_or_default(),
+            skill_level: if self.flag(OptionId::UciLimitStrength) {
+                skill::level_for_elo(self.int(OptionId::UciElo))
+            } else {
+                self.int(OptionId::SkillLevel) as u8
+            },
+        }
+    }
+
+    /// Sets the option the engine refused (`Hash` or `Threads`) back to the value in force.
+    pub fn restore_refused(&mut self, refused: &EngineError, kept: &Settings) {
+        match refused {
+            EngineError::Hash { .. } => self.values[OptionId::Hash as usize] = Value::Int(kept.hash_mb as i64),
+            EngineError::Threads(..) => self.values[OptionId::Threads as usize] = Value::Int(kept.threads as i64),
         }
     }
 
@@ -494,6 +536,30 @@ mod tests {
         assert!(matches!(o.set("HaberkornLayers", Some("9")), Err(OptionError::OutOfRange { .. })));
         assert!(matches!(o.set("Nonsense", Some("1")), Err(OptionError::Unknown(_))));
         assert_eq!(o, before);
+    }
+
+    #[test]
+    fn setting_the_value_in_force_changes_nothing() {
+        let mut o = Options::default();
+        assert_eq!(o.set("UCI_Variant", Some("haberkorn")), Ok(Effect::Variant));
+        assert_eq!(o.set("UCI_Variant", Some("HABERKORN")), Ok(Effect::Stored));
+        assert_eq!(o.set("Hash", Some("16")), Ok(Effect::Stored));
+        assert_eq!(o.set("Clear Hash", None), Ok(Effect::ClearHash));
+        assert_eq!(o.set("Clear Hash", None), Ok(Effect::ClearHash));
+    }
+
+    #[test]
+    fn skill_level_or_elo_set_the_playing_level() {
+        let mut o = Options::default();
+        assert_eq!(o.settings().skill_level, skill::MAX_LEVEL);
+        o.set("Skill Level", Some("3")).unwrap();
+        assert_eq!(o.settings().skill_level, 3);
+        o.set("UCI_Elo", Some(&skill::MAX_ELO.to_string())).unwrap();
+        assert_eq!(o.settings().skill_level, 3, "UCI_Elo needs UCI_LimitStrength");
+        o.set("UCI_LimitStrength", Some("true")).unwrap();
+        assert_eq!(o.settings().skill_level, skill::level_for_elo(skill::MAX_ELO));
+        assert!(matches!(o.set("UCI_Elo", Some("100")), Err(OptionError::OutOfRange { .. })));
+        assert!(matches!(o.set("Skill Level", Some("21")), Err(OptionError::OutOfRange { .. })));
     }
 
     #[test]

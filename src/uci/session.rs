@@ -129,10 +129,23 @@ impl Session {
             return;
         }
         if self.settings_pending {
-            let settings = self.options.settings();
-            if *self.engine.settings() != settings {
-                self.debug(|| format!("engine settings {settings:?}"));
-                self.engine.set_settings(settings);
+            // At most Hash and Threads can be refused: after two refusals the rest applies.
+            for _ in 0..3 {
+                let settings = self.options.settings();
+                if *self.engine.settings() == settings {
+                    break;
+                }
+                self.debug(|| format!("engine settings: {}", fmt::settings_text(&settings)));
+                match self.engine.set_settings(settings) {
+                    Ok(()) => break,
+                    Err(e) => {
+                        // The engine kept its table or threads: that option says so again,
+                        // and the other changes waiting with it are applied on the next pass.
+                        self.out.error(&format!("setoption: {e}"));
+                        let kept = self.engine.settings().clone();
+                        self.options.restore_refused(&e, &kept);
+                    }
+                }
             }
             let params = self.options.params();
             if self.engine.params() != params {
@@ -186,7 +199,11 @@ impl Session {
         self.debug(|| {
             let moves =
                 if limits.searchmoves.is_empty() { "all".into() } else { command::move_list(&limits.searchmoves) };
-            format!("go {limits:?}; moves {moves}; settings {:?}", self.engine.settings())
+            format!(
+                "go limits {}; moves {moves}; settings {}",
+                fmt::limits_text(&limits),
+                fmt::settings_text(self.engine.settings())
+            )
         });
         let out = self.out.clone();
         self.engine.go(&self.pos, limits, Box::new(move |r| out.send(&fmt::report(&r))));
@@ -199,7 +216,7 @@ impl Session {
         let flag = Arc::clone(&stop);
         let mut pos = self.pos.clone();
         let out = self.out.clone();
-        let thread = std::thread::spawn(move || {
+        let spawned = std::thread::Builder::new().name("perft".into()).spawn(move || {
             let mut total = 0;
             let moves: Vec<Move> = pos.legal_moves().to_vec();
             for m in moves {
@@ -219,7 +236,10 @@ impl Session {
             }
             out.send(&format!("\nNodes searched: {total}"));
         });
-        self.perft = Some(PerftJob { stop, thread });
+        match spawned {
+            Ok(thread) => self.perft = Some(PerftJob { stop, thread }),
+            Err(e) => self.out.error(&format!("go perft: no thread to count on ({e}); nothing started")),
+        }
     }
 
     /// Whether a perft is still counting.
@@ -274,29 +294,17 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    /// `bench [depth] [threads] [hash]`: searches the fixed bench positions
+    /// `bench [depth] [threads] [hash]` (or `depth=N threads=N hash=N`): searches the fixed bench positions
     /// in the foreground (like Stockfish) and prints the per-position lines
     /// and the summary; a running search is stopped first.
     pub fn bench(&mut self, call: &Call) -> Handled {
-        let usage = || CommandError::Usage { command: "bench", usage: call.spec.usage };
-        let mut values = [bench::DEFAULT_DEPTH as u64, bench::DEFAULT_THREADS as u64, bench::DEFAULT_HASH_MB as u64];
-        let limits = [(1, 100), (1, 1024), (1, 65536)];
         let args: Vec<&str> = call.args.split_ascii_whitespace().collect();
-        if args.len() > values.len() {
-            return Err(usage());
-        }
-        for (i, a) in args.iter().enumerate() {
-            let v: u64 = a.parse().map_err(|_| usage())?;
-            if !(limits[i].0..=limits[i].1).contains(&v) {
-                return Err(usage());
-            }
-            values[i] = v;
-        }
+        let b = bench::BenchArgs::parse(&args).map_err(CommandError::Bench)?;
         self.engine.stop();
         self.engine.wait();
         self.wait_perft();
         let mut text = Vec::new();
-        bench::run(values[0] as u32, values[1] as usize, values[2] as usize, &mut text);
+        bench::try_run(b.depth, b.threads, b.hash_mb, &mut text).map_err(|e| CommandError::Bench(e.to_string()))?;
         self.out.send(String::from_utf8_lossy(&text).trim_end());
         Ok(Flow::Continue)
     }

@@ -1,0 +1,281 @@
+//! The command line of the `cubist` binary: clap's structures for `uci`,
+//! `perft`, `bench` and `match`, and the spelling fastchess and cutechess-cli
+//! users type (`-engine`, `-each`, `-pgnout file=…`) turned into Cubist's.
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+use cubist::core::Variant;
+
+/// Cubist: a chess engine for 3D chess (hdc and haberkorn) speaking UCI.
+#[derive(Parser)]
+#[command(name = "cubist", version, about)]
+pub struct Cli {
+    /// What to do (default: speak UCI).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Speak UCI on stdin/stdout (the default when no subcommand is given); see protocol.md.
+    Uci,
+    /// Count the leaf nodes of the legal move tree (move generator check and benchmark).
+    Perft(PerftArgs),
+    /// Play engines against each other (fastchess-style options; see protocol.md).
+    Match(Box<MatchArgs>),
+    /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
+    Bench(BenchCli),
+    /// Serve the browser GUI: play, analyse, watch and replay games.
+    Gui(cubist::gui::GuiArgs),
+}
+
+/// `cubist bench [depth] [threads] [hash]` or `depth=N threads=N hash=N`.
+#[derive(Args)]
+pub struct BenchCli {
+    /// depth=1..100 threads=1..1024 hash=1..65536 (MiB), or the three numbers in that order.
+    #[arg(value_name = "ARG", num_args = 0..=3)]
+    pub args: Vec<String>,
+}
+
+/// Which variant to play and its haberkorn options.
+#[derive(Args, Clone)]
+pub struct VariantArgs {
+    /// The game: hdc or haberkorn.
+    #[arg(long, default_value = "hdc", value_parser = ["hdc", "haberkorn"])]
+    pub variant: String,
+    /// Haberkorn: layers of the board (3 to 8; default 8).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=8))]
+    pub layers: Option<u8>,
+    /// Haberkorn: White's setup layer (1 = I; default 4).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub white_layer: Option<u8>,
+    /// Haberkorn: Black's setup layer (1 = I; default 5).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub black_layer: Option<u8>,
+    /// Haberkorn: switch en passant on.
+    #[arg(long)]
+    pub en_passant: bool,
+    /// Haberkorn: switch castling on.
+    #[arg(long)]
+    pub castling: bool,
+}
+
+impl VariantArgs {
+    /// The variant; the haberkorn options are refused without `--variant
+    /// haberkorn` (they would be ignored in silence otherwise). With
+    /// `constellations` the setup layers are chosen per round, so the base
+    /// variant takes layers I and the last one and refuses explicit ones.
+    pub fn variant(&self, constellations: bool) -> Result<Variant, String> {
+        let haberkorn_only = self.layers.is_some()
+            || self.white_layer.is_some()
+            || self.black_layer.is_some()
+            || self.en_passant
+            || self.castling;
+        match self.variant.as_str() {
+            "hdc" if haberkorn_only => {
+                Err("--layers, --white-layer, --black-layer, --en-passant and --castling are haberkorn options: add \
+                 --variant haberkorn"
+                    .into())
+            }
+            "hdc" => Ok(Variant::hdc()),
+            _ => {
+                let layers = self.layers.unwrap_or(8);
+                let (white, black) = if constellations {
+                    if self.white_layer.is_some() || self.black_layer.is_some() {
+                        return Err("--constellations chooses the setup layers itself: drop --white-layer and \
+                                    --black-layer"
+                            .into());
+                    }
+                    (1, layers)
+                } else {
+                    (self.white_layer.unwrap_or(4), self.black_layer.unwrap_or(5))
+                };
+                Variant::haberkorn_with(layers, white, black, self.en_passant, self.castling).map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+/// `cubist perft`.
+#[derive(Args)]
+pub struct PerftArgs {
+    /// Depth in plies.
+    pub depth: u32,
+    /// The game and its options.
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Start from this 3D-FEN instead of the variant's start position.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Print the count below each legal root move.
+    #[arg(long)]
+    pub divide: bool,
+}
+
+/// `cubist match`: options in fastchess style, `key=value` groups after
+/// `--engine`, `--each`, `--openings`, `--resign`, `--draw` and `--sprt`.
+#[derive(Args)]
+pub struct MatchArgs {
+    /// An engine: cmd=<path> [name=<n>] [arg=<a>]... [option.<Name>=<v>]... [tc=<moves>/<s>+<inc> | tc=<s>+<inc>
+    /// | tc=M:SS+inc | tc=inf] [st=<s>] [depth=<n>] [nodes=<n>] [timemargin=<ms>] [readytimeout=<s>]
+    /// [stderr=<file>] [proto=uci]; repeat for each engine.
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE", required = true)]
+    pub engine: Vec<String>,
+    /// Settings for every engine (same keys as --engine; an engine's own settings win).
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
+    pub each: Vec<String>,
+    /// The first engine plays all others, who do not meet (default with more than two engines: round robin).
+    #[arg(long)]
+    pub gauntlet: bool,
+    /// The game and its options.
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Openings: file=<path> [format=fen|epd] [order=random|sequential].
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub openings: Option<Vec<String>>,
+    /// Random plies played after each opening.
+    #[arg(long, default_value_t = 0)]
+    pub random_plies: u32,
+    /// Haberkorn: cycle through every white/black setup-layer pair, one per round.
+    #[arg(long)]
+    pub constellations: bool,
+    /// Play each opening twice with colours reversed (the default).
+    #[arg(long, overrides_with = "no_repeat")]
+    pub repeat: bool,
+    /// Play each opening once, alternating colours between rounds.
+    #[arg(long)]
+    pub no_repeat: bool,
+    /// Rounds; each round has its own opening.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
+    /// Games per pairing and round (default 2 with --repeat, else 1).
+    #[arg(long)]
+    pub games: Option<u32>,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Seed for the opening order and random plies (default: from the clock).
+    #[arg(long, alias = "srand")]
+    pub seed: Option<u64>,
+    /// fastchess's switch for a seed from the clock: the default here, accepted for its command lines.
+    #[arg(long)]
+    pub randomseed: bool,
+    /// fastchess's switch to restart crashed engines: always done here, accepted for its command lines.
+    #[arg(long)]
+    pub recover: bool,
+    /// Resign adjudication: movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub resign: Option<Vec<String>>,
+    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub draw: Option<Vec<String>>,
+    /// Draw a game after this many full moves.
+    #[arg(long)]
+    pub maxmoves: Option<u32>,
+    /// SPRT: elo0=<e> elo1=<e> alpha=<a> beta=<b> [model=normalized|logistic] [minpairs=<n>].
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub sprt: Option<Vec<String>>,
+    /// Write the game records to this file (flushed after each game): FILE or file=FILE.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub pgnout: Option<Vec<String>>,
+    /// Write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub results_json: Option<std::path::PathBuf>,
+    /// Log every line between the runner and each engine, timestamped: FILE or file=FILE.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub log: Option<Vec<String>>,
+}
+
+/// The `match` options fastchess and cutechess-cli spell with one dash.
+const MATCH_LONG_OPTIONS: [&str; 29] = [
+    "engine",
+    "each",
+    "gauntlet",
+    "variant",
+    "layers",
+    "white-layer",
+    "black-layer",
+    "en-passant",
+    "castling",
+    "openings",
+    "random-plies",
+    "constellations",
+    "repeat",
+    "no-repeat",
+    "rounds",
+    "games",
+    "concurrency",
+    "seed",
+    "srand",
+    "randomseed",
+    "recover",
+    "resign",
+    "draw",
+    "maxmoves",
+    "sprt",
+    "pgnout",
+    "results-json",
+    "log",
+    "help",
+];
+
+/// The command line with the single-dash spelling of fastchess and
+/// cutechess-cli (`-engine`, `-each`, `-rounds` …) after `match` turned into
+/// the double-dash one. Only the names `match` knows are touched, only as
+/// whole arguments, and only where an option may stand (not as the value
+/// of `--seed` or `--rounds`, which are numbers).
+pub fn normalise_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_match = false;
+    for arg in args {
+        if !in_match && out.len() == 1 && arg == "match" {
+            in_match = true;
+        } else if in_match
+            && let Some(name) = arg.strip_prefix('-').filter(|n| !n.starts_with('-'))
+            && MATCH_LONG_OPTIONS.contains(&name)
+        {
+            out.push(format!("--{name}"));
+            continue;
+        }
+        out.push(arg);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn single_dash_options_become_double_dash_after_match_only() {
+        assert_eq!(
+            normalise_args(args("cubist match -engine cmd=a -each tc=inf -rounds 2 -pgnout file=x.pgn --seed -3")),
+            args("cubist match --engine cmd=a --each tc=inf --rounds 2 --pgnout file=x.pgn --seed -3")
+        );
+        assert_eq!(normalise_args(args("cubist perft -engine")), args("cubist perft -engine"));
+        assert_eq!(normalise_args(args("cubist match -x -h")), args("cubist match -x -h"));
+    }
+
+    #[test]
+    fn haberkorn_options_need_the_haberkorn_variant() {
+        let mut v = VariantArgs {
+            variant: "hdc".into(),
+            layers: Some(3),
+            white_layer: None,
+            black_layer: None,
+            en_passant: false,
+            castling: false,
+        };
+        assert!(v.variant(false).unwrap_err().contains("--variant haberkorn"));
+        v.variant = "haberkorn".into();
+        v.layers = Some(4);
+        assert!(v.variant(false).is_err(), "the default setup layer V lies beyond 4 layers");
+        assert_eq!(v.variant(true).map(|v| v.layers), Ok(4));
+        v.white_layer = Some(1);
+        assert!(v.variant(true).is_err());
+    }
+}
