@@ -33,11 +33,8 @@ impl Searcher<'_> {
             && !pv_node
         {
             let s = score_from_tt(e.score, ply);
-            match e.bound {
-                TtBound::Exact => return s,
-                TtBound::Lower if s >= beta => return s,
-                TtBound::Upper if s <= alpha => return s,
-                _ => {}
+            if e.bound.cuts_off(s, alpha, beta) {
+                return s;
             }
         }
         let stand_pat = if in_check { -INF } else { evaluate(&self.pos) };
@@ -94,13 +91,7 @@ impl Searcher<'_> {
             }
         }
         self.buf.truncate(start);
-        let bound = if best >= beta {
-            TtBound::Lower
-        } else if best_move.is_none() {
-            TtBound::Upper
-        } else {
-            TtBound::Exact
-        };
+        let bound = TtBound::of_result(best, beta, best_move);
         self.shared.tt.store(key, best_move, score_to_tt(best, ply), 0, bound);
         best
     }

@@ -82,11 +82,8 @@ impl Searcher<'_> {
             && self.pos.halfmove_clock() < 90
         {
             let s = score_from_tt(e.score, ply);
-            match e.bound {
-                TtBound::Exact => return s,
-                TtBound::Lower if s >= beta => return s,
-                TtBound::Upper if s <= alpha => return s,
-                _ => {}
+            if e.bound.cuts_off(s, alpha, beta) {
+                return s;
             }
         }
         let eval = if in_check { -INF } else { evaluate(&self.pos) };
@@ -207,13 +204,7 @@ impl Searcher<'_> {
             }
         }
         self.buf.truncate(start);
-        let bound = if best >= beta {
-            TtBound::Lower
-        } else if best_move.is_none() {
-            TtBound::Upper
-        } else {
-            TtBound::Exact
-        };
+        let bound = TtBound::of_result(best, beta, best_move);
         let stored = if best_move.is_none() { tt_move } else { best_move };
         self.shared.tt.store(key, stored, score_to_tt(best, ply), depth, bound);
         best

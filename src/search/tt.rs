@@ -28,6 +28,31 @@ pub enum TtBound {
     Exact = 3,
 }
 
+impl TtBound {
+    /// The bound of a node's result: a fail high, a fail low (no move beat
+    /// alpha) or exact.
+    pub fn of_result(best: i32, beta: i32, best_move: Move) -> TtBound {
+        if best >= beta {
+            TtBound::Lower
+        } else if best_move.is_none() {
+            TtBound::Upper
+        } else {
+            TtBound::Exact
+        }
+    }
+
+    /// Whether a stored `score` with this bound settles a node searched with
+    /// the window (`alpha`, `beta`).
+    pub fn cuts_off(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            TtBound::Exact => true,
+            TtBound::Lower => score >= beta,
+            TtBound::Upper => score <= alpha,
+            TtBound::None => false,
+        }
+    }
+}
+
 /// A decoded entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtEntry {
