@@ -50,7 +50,7 @@ impl Position {
         let mut c = Change { vacated: [from; 2], vacated_len: 1, arrived: [(to, mover_kind); 2], arrived_len: 1 };
         match m.flag() {
             MoveFlag::Castle => {
-                if let Some(rule) = self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to) {
+                if let Some(rule) = self.castle_move_rule(from, to) {
                     c.vacated[1] = rule.rook_from;
                     c.vacated_len = 2;
                     c.arrived[1] = (rule.rook_to, PieceKind::Rook);

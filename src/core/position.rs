@@ -408,7 +408,7 @@ impl Position {
 
     /// The castling rule of this position whose king moves `from` → `to`.
     #[inline]
-    fn castle_move_rule(&self, from: Square, to: Square) -> Option<CastleRule> {
+    pub(crate) fn castle_move_rule(&self, from: Square, to: Square) -> Option<CastleRule> {
         self.castles.iter().flatten().find(|r| r.king_from == from && r.king_to == to).copied()
     }
 
