@@ -5,7 +5,7 @@
 //!
 //! [`KNOWN_MISSES`] lists, by line, the mates today's search does not prove
 //! at that depth (late-move reductions hide a quiet key move; with
-//! `lmr_base=0` all but line 42 are found, see docs/strength.md). The test
+//! both LMR bases 0 (`lmr_base_haberkorn`, `lmr_base_hdc`) all but line 42 are found, see docs/strength.md). The test
 //! fails on any other miss, so a change that loses a mate is caught, and a
 //! change that finds a listed one should take it off the list.
 

@@ -5,7 +5,7 @@
 //! 3D chess has 100–250 legal moves a node where chess has about 35, so the
 //! move-count based numbers here are partly shares of the node's move count
 //! rather than the fixed counts of 2D engines. Fractions are integers in
-//! hundredths (`lmr_base = 75` is 0.75) so that every tunable is an `i32`
+//! hundredths (`lmr_base_hdc = 75` is 0.75) so that every tunable is an `i32`
 //! that a UCI spin option (feature `tune`) or an SPSA script can move.
 
 use thiserror::Error;
@@ -103,9 +103,12 @@ tunables! {
     see_quiet_margin = 60, 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
     see_capture_depth = 6, 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
     see_capture_margin = 90, 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
-    lmr_base = 75, 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
+    lmr_base_haberkorn = 75, 0, 300, "LMR reduction in haberkorn = base + ln(depth) ln(move number) / divisor, in hundredths.";
+    lmr_base_hdc = 75, 0, 300, "LMR base in hdc (about 240 moves a node against haberkorn's 60-150, so fitted apart), in hundredths.";
     lmr_divisor = 225, 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
     lmr_min_depth = 3, 1, 8, "LMR only at this depth or more.";
+    lmr_move_ref = 0, 0, 250, "If non-zero, LMR counts a move's number as if the node had this many moves (3D nodes have 100-250; 0: plain count).";
+    lmr_check_relief = 1, 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
     lmr_history_div = 8192, 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
     qs_recaptures_from = 4, 1, 32, "Quiescence plies after which only recaptures are searched.";
     qs_futility_margin = 200, 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";

@@ -156,15 +156,23 @@ impl Searcher<'_> {
                     continue;
                 }
             }
+            let reducible = sw.lmr && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
+            let safe_check = reducible && self.safe_check(m);
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
             tried += 1;
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;
             let mut r = 0;
-            if sw.lmr && depth >= t.lmr_min_depth && tried > 2 && (quiet || order < 0) {
-                r = self.lmr[depth.min(63) as usize][tried.min(63) as usize] as i32;
-                r += !improving as i32 - pv_node as i32 - gives_check as i32;
+            if reducible {
+                let number = if t.lmr_move_ref > 0 && move_count > t.lmr_move_ref {
+                    (tried * t.lmr_move_ref / move_count).max(1)
+                } else {
+                    tried
+                };
+                r = self.lmr[depth.min(63) as usize][number.min(63) as usize] as i32;
+                r += !improving as i32 - pv_node as i32;
+                r -= if safe_check { t.lmr_check_relief } else { gives_check as i32 };
                 if quiet {
                     r -= self.hist.score(!self.pos.side_to_move(), m) / t.lmr_history_div;
                 }

@@ -122,6 +122,7 @@ impl<'a> Searcher<'a> {
     /// Thread `id` (0 = main) searching `pos` over `root_moves`.
     pub fn new(id: usize, shared: &'a Shared<'a>, pos: Position, root_moves: Vec<RootMove>) -> Searcher<'a> {
         let t = &shared.params.tunables;
+        let lmr = lmr_table(if pos.is_hdc() { t.lmr_base_hdc } else { t.lmr_base_haberkorn }, t.lmr_divisor);
         Searcher {
             id,
             shared,
@@ -134,7 +135,7 @@ impl<'a> Searcher<'a> {
             pv_len: [0; MAX_PLY + 1],
             stack: [Frame::default(); MAX_PLY + 2],
             nmp_min_ply: 0,
-            lmr: lmr_table(t.lmr_base, t.lmr_divisor),
+            lmr,
             root_moves,
             completed_depth: 0,
         }
