@@ -27,6 +27,43 @@ pub enum Command {
     Bench(BenchCli),
     /// Serve the browser GUI: play, analyse, watch and replay games.
     Gui(cubist::gui::GuiArgs),
+    /// Self-play data for tuning the evaluation: quiet positions with score and result (see protocol.md).
+    Datagen(DatagenCli),
+}
+
+/// `cubist datagen`: self-play at a fixed node count per move.
+#[derive(Args)]
+pub struct DatagenCli {
+    /// The data set to write (created or truncated).
+    #[arg(long, short = 'o')]
+    pub out: std::path::PathBuf,
+    /// Games to play (of the whole schedule when sharded).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: u64,
+    /// Nodes searched per move.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes: u64,
+    /// hdc, haberkorn (3 to 8 layers, random constellation) or both (alternating).
+    #[arg(long, default_value = "both", value_parser = ["hdc", "haberkorn", "both"])]
+    pub game: String,
+    /// Random moves from the start position before self-play begins.
+    #[arg(long, default_value_t = 8)]
+    pub random_plies: u32,
+    /// The seed of the openings: the same seed plays the same games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: u16,
+    /// Hash table per game, in MiB.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub hash: u32,
+    /// A game still running after this many plies is a draw.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_plies: u32,
+    /// Play only shard K of N (1-based): game indices i with i mod N = K - 1.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
 }
 
 /// `cubist bench [depth] [threads] [hash]` or `depth=N threads=N hash=N`.

@@ -4,6 +4,7 @@
 pub mod arena;
 pub mod bench;
 pub mod core;
+pub mod datagen;
 pub mod gui;
 pub mod perft;
 pub mod search;

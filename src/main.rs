@@ -113,6 +113,45 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
+    use cubist::datagen::{DatagenConfig, Games};
+    let shard = match &args.shard {
+        None => (0, 1),
+        Some(spec) => {
+            let (k, n) = spec.split_once('/').ok_or(format!("--shard takes K/N, got '{spec}'"))?;
+            let (k, n): (u64, u64) = match (k.trim().parse(), n.trim().parse()) {
+                (Ok(k), Ok(n)) if (1..=n).contains(&k) => (k, n),
+                _ => return Err(format!("--shard takes K/N with 1 <= K <= N, got '{spec}'")),
+            };
+            (k - 1, n)
+        }
+    };
+    let cfg = DatagenConfig {
+        games: args.games,
+        nodes: args.nodes,
+        game: Games::parse(&args.game)?,
+        random_plies: args.random_plies,
+        seed: args.seed,
+        threads: args.threads as usize,
+        hash_mb: args.hash as usize,
+        max_plies: args.max_plies,
+        shard,
+    };
+    let file = std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let start = Instant::now();
+    let done = cubist::datagen::run(&cfg, &mut out, true)?;
+    let secs = start.elapsed().as_secs_f64();
+    note(&format!(
+        "{} games, {} positions in {secs:.1} s ({:.0} positions/s) written to {}",
+        done.games,
+        done.positions,
+        done.positions as f64 / secs.max(1e-9),
+        args.out.display()
+    ));
+    Ok(())
+}
+
 fn run_bench(args: &[String]) -> Result<(), String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let b = cubist::bench::BenchArgs::parse(&words)?;
@@ -151,6 +190,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Gui(args)) => cubist::gui::run(args).map_err(|e| e.to_string()),
         Some(Command::Bench(args)) => run_bench(&args.args),
+        Some(Command::Datagen(args)) => run_datagen(args),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

@@ -1,0 +1,422 @@
+//! Self-play data generation for tuning the evaluation (`cubist datagen`):
+//! Cubist plays itself at a fixed node count per move from varied openings
+//! (random plies from the start; haberkorn on 3 to 8 layers with a random
+//! setup constellation; hdc), games run in parallel on rayon's pool, and
+//! every quiet position of a finished game is written with the search's
+//! score and the game's result.
+//!
+//! A game is a pure function of the seed and its index (one search thread,
+//! the hash table cleared before each game, node-limited searches), so a
+//! rerun with the same seed reproduces the same games whatever the thread
+//! count; only their order in the file depends on which game finishes
+//! first.
+//!
+//! The line format (documented in protocol.md, "Data sets"):
+//! `GAME ; FEN ; SCORE ; RESULT`, where GAME is `hdc` or `haberkorn` (the
+//! layer count is that of the FEN), SCORE the search's score in centipawns
+//! from White's point of view and RESULT the game's result for White: `1`,
+//! `0.5` or `0`. Lines starting with `#` are the header (the command, the
+//! settings) and are ignored by readers, as are blank lines.
+
+use crate::core::{Color, GameState, Position, Variant};
+use crate::search::movepick::is_quiet;
+use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use std::fmt;
+use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use thiserror::Error;
+
+/// Which game (or both, alternating by game index) the self-play games are of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Games {
+    /// HyperDimension Chess only.
+    Hdc,
+    /// Haberkorn only (3 to 8 layers, random constellation).
+    Haberkorn,
+    /// Even game indices hdc, odd ones haberkorn.
+    Both,
+}
+
+impl Games {
+    /// Reads `hdc`, `haberkorn` or `both`.
+    pub fn parse(s: &str) -> Result<Games, String> {
+        match s {
+            "hdc" => Ok(Games::Hdc),
+            "haberkorn" => Ok(Games::Haberkorn),
+            "both" => Ok(Games::Both),
+            _ => Err(format!("unknown game '{s}' (hdc, haberkorn or both)")),
+        }
+    }
+}
+
+/// What `cubist datagen` runs.
+#[derive(Clone, Debug)]
+pub struct DatagenConfig {
+    /// Games to play (of the whole schedule, before sharding).
+    pub games: u64,
+    /// Nodes searched per move.
+    pub nodes: u64,
+    /// Which game.
+    pub game: Games,
+    /// Random moves played from the start position before the engines take over.
+    pub random_plies: u32,
+    /// The seed every game's opening is derived from.
+    pub seed: u64,
+    /// Games played at once (rayon threads).
+    pub threads: usize,
+    /// Hash table per game, in MiB.
+    pub hash_mb: usize,
+    /// A game still running after this many plies is scored a draw.
+    pub max_plies: u32,
+    /// Play only the game indices `i` with `i % shards.1 == shards.0` (0-based shard).
+    pub shard: (u64, u64),
+}
+
+impl Default for DatagenConfig {
+    fn default() -> DatagenConfig {
+        DatagenConfig {
+            games: 100,
+            nodes: 5000,
+            game: Games::Both,
+            random_plies: 8,
+            seed: 1,
+            threads: 1,
+            hash_mb: 16,
+            max_plies: 400,
+            shard: (0, 1),
+        }
+    }
+}
+
+/// A side is adjudicated the winner once the score has favoured it by this
+/// much (centipawns, or any mate score) for [`WIN_PLIES`] plies in a row.
+pub const WIN_SCORE: i32 = 1000;
+/// See [`WIN_SCORE`].
+pub const WIN_PLIES: usize = 8;
+/// After [`DRAW_FROM_PLY`] plies, a game whose score stayed within
+/// ±[`DRAW_SCORE`] for [`DRAW_PLIES`] plies in a row is adjudicated a draw.
+pub const DRAW_SCORE: i32 = 10;
+/// See [`DRAW_SCORE`].
+pub const DRAW_PLIES: usize = 16;
+/// See [`DRAW_SCORE`].
+pub const DRAW_FROM_PLY: usize = 80;
+/// Positions whose search score exceeds this (centipawns) are not written:
+/// the game is decided and the evaluation has nothing left to learn there.
+pub const MAX_SAMPLE_SCORE: i32 = 2000;
+
+/// One data line: a position, the search's score and the game's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The position (its variant tells the game and the layer count).
+    pub position: Position,
+    /// The search's score, centipawns from White's point of view.
+    pub score: i32,
+    /// The game's result for White: 1, 0.5 or 0.
+    pub result: f32,
+}
+
+impl fmt::Display for Sample {
+    /// `GAME ; FEN ; SCORE ; RESULT`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let game = if self.position.is_hdc() { "hdc" } else { "haberkorn" };
+        write!(f, "{game} ; {} ; {} ; {}", self.position.fen(), self.score, self.result)
+    }
+}
+
+/// A data line that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("line {line}: {reason}")]
+pub struct DataError {
+    /// Its line number (from 1).
+    pub line: usize,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// Reads one data line (not a header or blank line).
+pub fn parse_sample(text: &str) -> Result<Sample, String> {
+    let fields: Vec<&str> = text.split(';').map(str::trim).collect();
+    let [game, fen, score, result] = fields[..] else {
+        return Err(format!("expected 4 fields 'GAME ; FEN ; SCORE ; RESULT', found {}", fields.len()));
+    };
+    let layers = fen.split_whitespace().next().map_or(0, |board| board.split('|').count());
+    let variant = match game {
+        "hdc" => Variant::hdc(),
+        "haberkorn" => {
+            let layers = u8::try_from(layers).map_err(|_| format!("{layers} layers"))?;
+            Variant::haberkorn().with_layers(layers).map_err(|e| e.to_string())?
+        }
+        _ => return Err(format!("unknown game '{game}' (hdc or haberkorn)")),
+    };
+    let position = Position::from_fen(fen, variant).map_err(|e| format!("bad FEN: {e}"))?;
+    let score: i32 = score.parse().map_err(|_| format!("bad score '{score}'"))?;
+    let result = match result {
+        "1" => 1.0,
+        "0.5" => 0.5,
+        "0" => 0.0,
+        _ => return Err(format!("bad result '{result}' (1, 0.5 or 0)")),
+    };
+    Ok(Sample { position, score, result })
+}
+
+/// Reads a data set: the samples, and an error (with its line number) for
+/// each malformed line, which is skipped.
+pub fn read_samples(text: &str) -> (Vec<Sample>, Vec<DataError>) {
+    let (mut samples, mut errors) = (Vec::new(), Vec::new());
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_sample(line) {
+            Ok(s) => samples.push(s),
+            Err(reason) => errors.push(DataError { line: i + 1, reason }),
+        }
+    }
+    (samples, errors)
+}
+
+/// The variant and opening position of game `index`: a pure function of the seed and the index.
+pub fn opening(cfg: &DatagenConfig, index: u64) -> Position {
+    let mut rng = StdRng::seed_from_u64(cfg.seed ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let hdc = match cfg.game {
+        Games::Hdc => true,
+        Games::Haberkorn => false,
+        Games::Both => index.is_multiple_of(2),
+    };
+    let variant = if hdc {
+        Variant::hdc()
+    } else {
+        let layers = rng.random_range(3..=8u8);
+        let (white, black) = (rng.random_range(1..=layers), rng.random_range(1..=layers));
+        Variant::haberkorn_with(layers, white, black, false, false).unwrap_or_else(|_| Variant::haberkorn())
+    };
+    let mut pos = Position::start(variant);
+    for _ in 0..cfg.random_plies {
+        let moves: Vec<_> = pos.legal_moves().into_iter().collect();
+        let Some(&m) = moves.choose(&mut rng) else { break };
+        let undo = pos.make(m);
+        if pos.game_state().is_over() {
+            pos.unmake(m, &undo);
+            break;
+        }
+    }
+    pos.clear_history();
+    pos
+}
+
+/// The final score and best move of a node-limited search of `pos`.
+fn search(engine: &mut Engine, pos: &Position, nodes: u64) -> (Option<Score>, Option<crate::core::Move>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    engine.go(pos, Limits { nodes: Some(nodes), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    let (mut score, mut best) = (None, None);
+    for r in rx.try_iter() {
+        match r {
+            Report::Info(i) if i.bound == Bound::Exact || score.is_none() => score = Some(i.score),
+            Report::BestMove { best: b, .. } => best = b,
+            _ => {}
+        }
+    }
+    (score, best)
+}
+
+/// A score in centipawns from White's point of view (mates as ±[`WIN_SCORE`] × 10).
+fn white_cp(score: Score, side: Color) -> i32 {
+    let cp = match score {
+        Score::Cp(cp) => cp,
+        Score::Mate(n) => WIN_SCORE * 10 * n.signum(),
+    };
+    if side == Color::White { cp } else { -cp }
+}
+
+/// Plays game `index` and returns its quiet positions as data lines.
+pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> Vec<Sample> {
+    engine.clear();
+    let mut pos = opening(cfg, index);
+    let mut plies = 0;
+    let mut recorded: Vec<(Position, i32)> = Vec::new();
+    let mut history: Vec<i32> = Vec::new();
+    let result = loop {
+        match pos.game_state() {
+            GameState::Ongoing => {}
+            GameState::Checkmate => break if pos.side_to_move() == Color::White { 0.0 } else { 1.0 },
+            _ => break 0.5,
+        }
+        if plies >= cfg.max_plies {
+            break 0.5;
+        }
+        let (score, best) = search(engine, &pos, cfg.nodes);
+        let Some(best) = best else { break 0.5 };
+        // A node budget too small to finish depth 1 (hdc's 200-odd root moves) gives no score: play on.
+        let Some(score) = score else {
+            pos.make(best);
+            plies += 1;
+            continue;
+        };
+        let cp = white_cp(score, pos.side_to_move());
+        if matches!(score, Score::Cp(_)) && !pos.in_check() && is_quiet(&pos, best) && cp.abs() <= MAX_SAMPLE_SCORE {
+            recorded.push((pos.clone(), cp));
+        }
+        history.push(cp);
+        let tail = |n: usize| &history[history.len().saturating_sub(n)..];
+        if history.len() >= WIN_PLIES {
+            if tail(WIN_PLIES).iter().all(|&s| s >= WIN_SCORE) {
+                break 1.0;
+            }
+            if tail(WIN_PLIES).iter().all(|&s| s <= -WIN_SCORE) {
+                break 0.0;
+            }
+        }
+        if history.len() >= DRAW_FROM_PLY.max(DRAW_PLIES) && tail(DRAW_PLIES).iter().all(|s| s.abs() <= DRAW_SCORE) {
+            break 0.5;
+        }
+        pos.make(best);
+        plies += 1;
+    };
+    recorded.into_iter().map(|(position, score)| Sample { position, score, result }).collect()
+}
+
+/// What a finished run produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DatagenSummary {
+    /// Games played.
+    pub games: u64,
+    /// Positions written.
+    pub positions: u64,
+}
+
+/// Plays the configured games on `cfg.threads` rayon threads and writes
+/// each finished game's samples to `out` at once (flushed), so that an
+/// interrupted run loses only the games in progress.
+pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) -> Result<DatagenSummary, String> {
+    let (shard, shards) = cfg.shard;
+    if shards == 0 || shard >= shards {
+        return Err(format!("shard {} of {shards} does not exist", shard + 1));
+    }
+    if cfg.nodes == 0 || cfg.threads == 0 || cfg.hash_mb == 0 {
+        return Err("--nodes, --threads and --hash must be at least 1".into());
+    }
+    writeln!(
+        out,
+        "# cubist {} datagen: games={} nodes={} game={:?} random_plies={} seed={} max_plies={} shard={}/{}",
+        env!("CARGO_PKG_VERSION"),
+        cfg.games,
+        cfg.nodes,
+        cfg.game,
+        cfg.random_plies,
+        cfg.seed,
+        cfg.max_plies,
+        shard + 1,
+        shards
+    )
+    .and_then(|_| writeln!(out, "# GAME ; FEN ; SCORE (centipawns, White's view) ; RESULT (White's: 1, 0.5, 0)"))
+    .and_then(|_| out.flush())
+    .map_err(|e| format!("writing the data set: {e}"))?;
+    let indices: Vec<u64> = (0..cfg.games).filter(|i| i % shards == shard).collect();
+    let bar = if progress { ProgressBar::new(indices.len() as u64) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games, {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let positions = AtomicU64::new(0);
+    let started = std::time::Instant::now();
+    let out = Mutex::new(out);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads).build().map_err(|e| e.to_string())?;
+    let settings = Settings { hash_mb: cfg.hash_mb, threads: 1, ..Settings::default() };
+    pool.install(|| {
+        indices.par_iter().try_for_each_init(
+            || Engine::new(settings.clone()),
+            |engine, &index| -> Result<(), String> {
+                let samples = play_game(engine, cfg, index);
+                let text: String = samples.iter().map(|s| format!("{s}\n")).collect();
+                {
+                    let mut out = out.lock().map_err(|_| "the output lock was poisoned".to_string())?;
+                    out.write_all(text.as_bytes())
+                        .and_then(|_| out.flush())
+                        .map_err(|e| format!("writing the data set: {e}"))?;
+                }
+                let n = positions.fetch_add(samples.len() as u64, Ordering::Relaxed) + samples.len() as u64;
+                let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                bar.set_message(format!("{n} positions, {rate:.0} positions/s"));
+                bar.inc(1);
+                Ok(())
+            },
+        )
+    })?;
+    bar.finish();
+    Ok(DatagenSummary { games: indices.len() as u64, positions: positions.load(Ordering::Relaxed) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::VariantKind;
+
+    fn tiny(game: Games) -> DatagenConfig {
+        DatagenConfig { games: 2, nodes: 300, game, random_plies: 4, max_plies: 60, ..DatagenConfig::default() }
+    }
+
+    #[test]
+    fn a_game_is_a_function_of_seed_and_index() {
+        let cfg = tiny(Games::Haberkorn);
+        let mut engine = Engine::new(Settings { hash_mb: 2, ..Settings::default() });
+        let a = play_game(&mut engine, &cfg, 1);
+        let b = play_game(&mut engine, &cfg, 1);
+        assert_eq!(a, b);
+        assert!(!a.is_empty());
+        assert_ne!(opening(&cfg, 1).fen(), opening(&cfg, 2).fen());
+        assert!(a.iter().all(|s| s.score.abs() <= MAX_SAMPLE_SCORE && [0.0, 0.5, 1.0].contains(&s.result)));
+    }
+
+    #[test]
+    fn samples_round_trip_through_their_line() {
+        let cfg = tiny(Games::Both);
+        let mut engine = Engine::new(Settings { hash_mb: 2, ..Settings::default() });
+        for index in 0..2 {
+            for s in play_game(&mut engine, &cfg, index) {
+                let back = parse_sample(&s.to_string()).unwrap();
+                assert_eq!(back.position.fen(), s.position.fen());
+                assert_eq!(back.position.variant().layers, s.position.variant().layers);
+                assert_eq!((back.score, back.result), (s.score, s.result));
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_lines_are_reported_with_their_number_and_skipped() {
+        let good = Sample { position: Position::start(Variant::hdc()), score: 35, result: 0.5 }.to_string();
+        let text = format!(
+            "# header\n{good}\nhdc ; nonsense ; 1 ; 1\n\nchess ; x ; 1 ; 1\n{good}\nhdc ; {} ; 1\n",
+            Position::start(Variant::hdc()).fen()
+        );
+        let (samples, errors) = read_samples(&text);
+        assert_eq!(samples.len(), 2);
+        let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [3, 5, 7]);
+        assert!(errors[0].to_string().starts_with("line 3: bad FEN"), "{}", errors[0]);
+        assert!(errors[2].reason.contains("expected 4 fields"));
+        let bad_result = good.replace("; 0.5", "; 2");
+        assert!(parse_sample(&bad_result).unwrap_err().contains("bad result"));
+    }
+
+    #[test]
+    fn games_parse() {
+        assert_eq!(Games::parse("both"), Ok(Games::Both));
+        assert!(Games::parse("chess").is_err());
+    }
+
+    #[test]
+    fn the_haberkorn_layer_count_comes_from_the_fen() {
+        let v = Variant::haberkorn_with(3, 1, 3, false, false).unwrap();
+        assert_eq!(v.kind, VariantKind::Haberkorn);
+        let s = Sample { position: Position::start(v), score: -12, result: 0.0 };
+        assert_eq!(parse_sample(&s.to_string()).unwrap().position.variant().layers, 3);
+    }
+}

@@ -1,0 +1,106 @@
+//! `cubist datagen` as a user runs it: reproducible games whatever the
+//! thread count, shards that add up to the whole run, a file that stays
+//! valid when the run is killed, and clear errors for bad arguments.
+
+use cubist::datagen::read_samples;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn out_file(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("cubist-datagen-{name}-{}.txt", std::process::id()))
+}
+
+/// Runs `cubist datagen` with `args` writing `out`; returns the data lines, sorted.
+fn datagen(out: &PathBuf, args: &[&str]) -> Vec<String> {
+    let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .arg("datagen")
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "datagen {args:?} failed");
+    let text = std::fs::read_to_string(out).unwrap();
+    let (samples, errors) = read_samples(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(!samples.is_empty());
+    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with('#')).map(String::from).collect();
+    lines.sort();
+    let _ = std::fs::remove_file(out);
+    lines
+}
+
+const SMALL: [&str; 8] = ["--games", "4", "--nodes", "600", "--max-plies", "30", "--seed", "7"];
+
+#[test]
+fn the_same_seed_plays_the_same_games_with_any_thread_count() {
+    let one = datagen(&out_file("t1"), &[&SMALL[..], &["--threads", "1"]].concat());
+    let two = datagen(&out_file("t2"), &[&SMALL[..], &["--threads", "2"]].concat());
+    assert_eq!(one, two);
+    let other = datagen(&out_file("s8"), &[&SMALL[..6], &["--seed", "8"]].concat());
+    assert_ne!(one, other);
+}
+
+#[test]
+fn shards_add_up_to_the_whole_run() {
+    let whole = datagen(&out_file("whole"), &SMALL);
+    let mut parts = datagen(&out_file("k1"), &[&SMALL[..], &["--shard", "1/2"]].concat());
+    parts.extend(datagen(&out_file("k2"), &[&SMALL[..], &["--shard", "2/2"]].concat()));
+    parts.sort();
+    assert_eq!(whole, parts);
+}
+
+#[test]
+fn a_killed_run_leaves_a_valid_file() {
+    let out = out_file("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["datagen", "--games", "100000", "--nodes", "200", "--max-plies", "40", "--out"])
+        .arg(&out)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 20
+        && start.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let (samples, errors) = read_samples(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(samples.len() >= 18, "{} samples", samples.len());
+    let _ = std::fs::remove_file(out);
+}
+
+#[test]
+fn bad_arguments_are_refused_with_a_clear_error() {
+    for (args, expect) in [
+        (vec!["--shard", "3/2"], "1 <= K <= N"),
+        (vec!["--shard", "x"], "K/N"),
+        (vec!["--game", "chess"], "invalid value"),
+        (vec!["--nodes", "0"], "nodes"),
+    ] {
+        let out = out_file("bad");
+        let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+            .arg("datagen")
+            .arg("--out")
+            .arg(&out)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(expect), "{args:?}: {err}");
+        let _ = std::fs::remove_file(out);
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["datagen", "--games", "1", "--out", "/nonexistent-dir/x.txt"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.txt"));
+}
