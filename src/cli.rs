@@ -29,6 +29,34 @@ pub enum Command {
     Gui(cubist::gui::GuiArgs),
     /// Self-play data for tuning the evaluation: quiet positions with score and result (see protocol.md).
     Datagen(DatagenCli),
+    /// Fit the evaluation's material values of one game to `datagen` data (Texel's method, Adam).
+    Tune(TuneCli),
+}
+
+/// `cubist tune`: fits material values to self-play data.
+#[derive(Args)]
+pub struct TuneCli {
+    /// Data sets written by `cubist datagen`.
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<std::path::PathBuf>,
+    /// The game whose positions are fitted.
+    #[arg(long, value_parser = ["hdc", "haberkorn"])]
+    pub game: String,
+    /// Full-batch optimiser steps.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub epochs: u32,
+    /// Adam's step size in centipawns.
+    #[arg(long, default_value_t = 2.0)]
+    pub lr: f64,
+    /// Weight of the game result in the target, 0 to 1 (the rest: the search score).
+    #[arg(long, default_value_t = 0.5)]
+    pub lambda: f64,
+    /// Threads for the gradient (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Write the fitted values as Rust source for src/search/eval.rs to include.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// `cubist datagen`: self-play at a fixed node count per move.

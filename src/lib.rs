@@ -9,4 +9,5 @@ pub mod gui;
 pub mod perft;
 pub mod search;
 pub mod tactics;
+pub mod tune;
 pub mod uci;

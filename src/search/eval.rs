@@ -22,15 +22,11 @@ impl std::ops::AddAssign for Pair {
     }
 }
 
-/// Material values (mg, eg) by kind for hdc. The Duke (18 directions) sits
-/// between rook and queen; bishops (12 planar diagonals) outrank rooks (6
-/// orthogonals) in hdc's geometry.
-const HDC_VALUES: [Pair; 7] =
-    [Pair(90, 120), Pair(310, 300), Pair(380, 400), Pair(430, 520), Pair(800, 880), Pair(1000, 1100), Pair(0, 0)];
-
-/// Material values for haberkorn: the rook has 14 directions, the bishop 12, the knight 32 targets.
-const HABERKORN_VALUES: [Pair; 7] =
-    [Pair(90, 120), Pair(360, 340), Pair(400, 420), Pair(560, 640), Pair(800, 880), Pair(1150, 1250), Pair(0, 0)];
+// The material values (mg, eg) by kind, one file per game, in the form
+// `cubist tune --out` writes them (the data and command that fitted them are
+// recorded at the top of each file).
+include!("material_hdc.rs");
+include!("material_haberkorn.rs");
 
 /// The material value of a kind in a variant (middle game), for move ordering and pruning.
 pub fn piece_value(kind: VariantKind, piece: PieceKind) -> i32 {
@@ -38,6 +34,24 @@ pub fn piece_value(kind: VariantKind, piece: PieceKind) -> i32 {
         VariantKind::Hdc => HDC_VALUES[piece.index()].0,
         VariantKind::Haberkorn => HABERKORN_VALUES[piece.index()].0,
     }
+}
+
+/// The material values (middle game, end game) by kind of a game, as the evaluation uses them.
+pub fn material_values(kind: VariantKind) -> [(i32, i32); 7] {
+    let values = match kind {
+        VariantKind::Hdc => &HDC_VALUES,
+        VariantKind::Haberkorn => &HABERKORN_VALUES,
+    };
+    values.map(|p| (p.0, p.1))
+}
+
+/// The game phase of a position and its maximum (the start position's):
+/// the evaluation weighs middle game by `phase / max` and end game by the rest.
+pub fn phase(pos: &Position) -> (i32, i32) {
+    let variant = pos.variant();
+    let max = tables(variant.kind, variant.layers).max_phase;
+    let phase: i32 = PieceKind::ALL.iter().map(|&k| PHASE[k.index()] * pos.kind_pieces(k).count() as i32).sum();
+    (phase.min(max), max)
 }
 
 /// Game-phase weight of each kind (pawns and kings count nothing).
