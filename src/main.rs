@@ -154,7 +154,7 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
 
 fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     use cubist::tune::{self, KINDS, TuneConfig};
-    if !(0.0..=1.0).contains(&args.lambda) || !(args.lr > 0.0 && args.lr.is_finite()) {
+    if !((0.0..=1.0).contains(&args.lambda) && args.lr > 0.0 && args.lr.is_finite()) {
         return Err("--lambda must lie within 0..=1 and --lr be positive".into());
     }
     let kind = if args.game == "hdc" { VariantKind::Hdc } else { VariantKind::Haberkorn };
