@@ -104,3 +104,42 @@ fn bad_arguments_are_refused_with_a_clear_error() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.txt"));
 }
+
+#[test]
+fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
+    let data = out_file("tune-data");
+    let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["datagen", "--games", "6", "--nodes", "600", "--max-plies", "30", "--game", "haberkorn", "--out"])
+        .arg(&data)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut text = std::fs::read_to_string(&data).unwrap();
+    text.push_str("haberkorn ; not a fen ; 10 ; 1\n");
+    std::fs::write(&data, &text).unwrap();
+    let bad_line = text.lines().count();
+    let rs = out_file("tune-out").with_extension("rs");
+    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["tune", "--game", "haberkorn", "--epochs", "50", "--threads", "1", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&rs)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("line {bad_line}: ")) && stderr.contains("(skipped)"), "{stderr}");
+    assert!(stdout.contains("positions of haberkorn, K = ") && stdout.contains("epoch     50"), "{stdout}");
+    let source = std::fs::read_to_string(&rs).unwrap();
+    assert!(source.contains("const HABERKORN_VALUES: [Pair; 7] = [Pair("), "{source}");
+    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["tune", "--game", "hdc", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no hdc positions"));
+    let _ = std::fs::remove_file(data);
+    let _ = std::fs::remove_file(rs);
+}
