@@ -7,5 +7,6 @@ pub mod core;
 pub mod gui;
 pub mod perft;
 pub mod search;
+pub mod shard;
 pub mod tactics;
 pub mod uci;
