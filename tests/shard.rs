@@ -273,7 +273,7 @@ fn gnu_parallel_recipe_and_wave_driver() {
         .arg("4")
         .args(words(&format!(
             "--engine cmd={CUBIST} name=search depth=2 --engine cmd={CUBIST} name=greedy option.Strategy=greedy \
-             depth=1 --rounds 8 --maxmoves 20 --random-plies 2 --sprt elo0=0 elo1=50 alpha=0.1 beta=0.1 minpairs=2"
+             depth=1 --rounds 8 --maxmoves 20 --resign movecount=2 score=300 --random-plies 2 --sprt elo0=0 elo1=50 alpha=0.1 beta=0.1 minpairs=2"
         )))
         .env("CUBIST", CUBIST)
         .env("OUT", dir.join("waves"))
