@@ -227,7 +227,7 @@ fn a_shard_plays_all_its_games_whatever_its_sprt_says() {
 }
 
 #[test]
-fn bad_shards_are_clear_errors() {
+fn bad_shards_are_clear_errors_and_an_empty_shard_still_merges() {
     let base = format!("match --engine cmd={CUBIST} depth=1 --engine cmd={CUBIST} depth=1");
     for (extra, message) in [
         ("--seed 1 --shard 0/4", "K counts from 1"),
@@ -243,6 +243,24 @@ fn bad_shards_are_clear_errors() {
     }
     let out = cubist(&words("merge"));
     assert!(!out.status.success(), "merge needs a results file");
+    let out = cubist(&words("merge a.json --pgnout m.pgn"));
+    assert!(!out.status.success() && text(&out.stderr).contains("--pgn"), "--pgnout needs --pgn");
+
+    // One round, two shards: the second holds no games, says so, and merges with the first.
+    let dir = scratch("empty");
+    let args = words(&format!(
+        "--engine cmd={CUBIST} name=a depth=1 --engine cmd={CUBIST} name=b depth=1 --rounds 1 --maxmoves 2 --seed 1"
+    ));
+    let mut all = vec!["match".to_string()];
+    all.extend(args.iter().cloned());
+    all.extend(words(&format!("--shard 2/2 --results-json {}/s2.json", dir.display())));
+    let out = cubist(&all);
+    assert!(out.status.success() && text(&out.stderr).contains("shard 2/2 holds no games"), "{}", text(&out.stderr));
+    assert_eq!(json(&dir.join("s2.json"))["games"], 0);
+    play(&dir, "s1", &args, "--shard 1/2");
+    let (ok, table, stderr) = merge(&paths(&dir, &["s2.json", "s1.json"]));
+    assert!(ok && table.contains("2 of 2 games") && table.contains("shards: all 2"), "{table}{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// GNU parallel, as docs/sharding.md shows it: four local shards, then merge;

@@ -14,7 +14,7 @@ use super::pairings;
 use super::record::{GameRecord, parse_records};
 use super::stats::{Sprt, Tally};
 use super::summary::{MatchSummary, PairingSummary, SprtSummary, Standing};
-use crate::shard::{ShardError, ShardSet};
+use crate::shard::{Shard, ShardError, ShardSet};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -76,6 +76,9 @@ pub enum MergeError {
         /// `K/N`.
         shard: String,
     },
+    /// Merged counts beyond what a results JSON holds.
+    #[error("the merged results count {} games or more in one pairing, more than a results JSON holds", u32::MAX)]
+    TooMany,
     /// Game records that do not belong to the merged results.
     #[error("records: {0}")]
     Records(String),
@@ -150,20 +153,25 @@ fn read_part(path: &Path) -> Result<Part, MergeError> {
     if listed != wanted {
         return Err(bad(format!("pairings {listed:?}, but the match pairs {wanted:?}")));
     }
-    let counted: u64 = results.pairings.iter().map(|p| u64::from(p.tally.games())).sum();
+    for p in &results.pairings {
+        let (games, pairs) = (games_of(&p.tally), p.tally.penta.iter().map(|&c| u64::from(c)).sum::<u64>());
+        if games > u64::from(u32::MAX) || 2 * pairs > games {
+            return Err(bad(format!("{} vs {}: {pairs} game pairs in {games} games", p.first, p.second)));
+        }
+    }
+    let counted: u64 = results.pairings.iter().map(|p| games_of(&p.tally)).sum();
     if counted != results.games {
         return Err(bad(format!("its pairings count {counted} games but it says {}", results.games)));
     }
     if results.standings.iter().any(|s| !names.contains(&s.name.as_str())) {
         return Err(bad("its standings name an engine that is not in the match".into()));
     }
-    let blocks = u64::from(identity.rounds) * expected.len() as u64;
+    let blocks = u64::from(identity.rounds).saturating_mul(expected.len() as u64);
     let per_block = u64::from(identity.games_per_round);
-    let due: u64 = shards
-        .indices
-        .iter()
-        .map(|&k| crate::shard::Shard::new(k, shards.count).map_or(0, |s| s.len_of(blocks) * per_block))
-        .sum();
+    let due = shards.indices.iter().fold(0u64, |sum, &k| {
+        let games = Shard::new(k, shards.count).map_or(0, |s| s.len_of(blocks).saturating_mul(per_block));
+        sum.saturating_add(games)
+    });
     if results.scheduled != due {
         return Err(bad(format!("it schedules {} games but its shards {shards} hold {due}", results.scheduled)));
     }
@@ -197,13 +205,18 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> Option<(String, String,
     }
 }
 
-/// Adds `b`'s counts to `a`.
+/// The games a tally counts, without overflow.
+fn games_of(t: &Tally) -> u64 {
+    u64::from(t.wins) + u64::from(t.draws) + u64::from(t.losses)
+}
+
+/// Adds `b`'s counts to `a` (saturating: merged totals are checked afterwards).
 fn add_tally(a: &mut Tally, b: &Tally) {
-    a.wins += b.wins;
-    a.draws += b.draws;
-    a.losses += b.losses;
+    a.wins = a.wins.saturating_add(b.wins);
+    a.draws = a.draws.saturating_add(b.draws);
+    a.losses = a.losses.saturating_add(b.losses);
     for (x, y) in a.penta.iter_mut().zip(b.penta) {
-        *x += y;
+        *x = x.saturating_add(y);
     }
 }
 
@@ -226,15 +239,16 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
         }
         for s in &part.results.standings {
             if let Some(i) = names.iter().position(|n| *n == s.name) {
-                standings[i].0 += s.games;
+                standings[i].0 = standings[i].0.saturating_add(s.games);
                 standings[i].1 += s.points;
             }
         }
         for (k, v) in &part.results.terminations {
-            *terminations.entry(k.clone()).or_default() += v;
+            let n = terminations.entry(k.clone()).or_default();
+            *n = n.saturating_add(*v);
         }
-        games += part.results.games;
-        scheduled += part.results.scheduled;
+        games = games.saturating_add(part.results.games);
+        scheduled = scheduled.saturating_add(part.results.scheduled);
     };
     add(&first, &mut tallies);
     for part in parts {
@@ -253,6 +267,10 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
         })?;
         owners.extend(part.shards.indices.iter().map(|&k| (k, part.file.clone())));
         add(&part, &mut tallies);
+    }
+    // Each file keeps its pairs within its games, so the pairs cannot saturate before the games do.
+    if tallies.iter().any(|t| games_of(t) >= u64::from(u32::MAX)) {
+        return Err(MergeError::TooMany);
     }
     let identity = first.identity;
     let pairing_names = pairings(names.len(), identity.gauntlet);

@@ -443,6 +443,14 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     }
     let schedule = Schedule::new(&cfg);
     let progress = Progress::new(schedule.len());
+    if schedule.len() == 0 {
+        // More shards than blocks: this one plays nothing, and its (empty) results still merge.
+        progress.say(format!(
+            "shard {} holds no games: the match has only {} blocks (rounds × pairings)",
+            cfg.shard,
+            schedule.blocks()
+        ));
+    }
     let mut results = Results::new(cfg.engines.len(), schedule.pairings.len());
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
@@ -516,7 +524,7 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         }
     });
     progress.bar.finish_and_clear();
-    if started == 0 {
+    if started == 0 && schedule.len() > 0 {
         return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
     }
     if let Some(e) = write_error {
