@@ -1,5 +1,5 @@
 //! The command line of the `cubist` binary: clap's structures for `uci`,
-//! `perft`, `bench` and `match`, and the spelling fastchess and cutechess-cli
+//! `perft`, `bench`, `match` and `merge`, and the spelling fastchess and cutechess-cli
 //! users type (`-engine`, `-each`, `-pgnout file=…`) turned into Cubist's.
 
 use clap::{ArgAction, Args, Parser, Subcommand};

@@ -1,5 +1,5 @@
-//! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools and the
-//! `match` runner. The command-line structures live in `cli.rs`.
+//! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools, the
+//! `match` runner and `merge` for its shards. The command-line structures live in `cli.rs`.
 
 mod cli;
 
