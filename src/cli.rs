@@ -1,5 +1,5 @@
 //! The command line of the `cubist` binary: clap's structures for `uci`,
-//! `perft`, `bench` and `match`, and the spelling fastchess and cutechess-cli
+//! `perft`, `bench`, `match` and `merge`, and the spelling fastchess and cutechess-cli
 //! users type (`-engine`, `-each`, `-pgnout file=…`) turned into Cubist's.
 
 use clap::{ArgAction, Args, Parser, Subcommand};
@@ -23,6 +23,8 @@ pub enum Command {
     Perft(PerftArgs),
     /// Play engines against each other (fastchess-style options; see protocol.md).
     Match(Box<MatchArgs>),
+    /// Add up the results JSONs of a match's shards (`match --shard K/N`); see docs/sharding.md.
+    Merge(MergeArgs),
     /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
     Bench(BenchCli),
     /// Serve the browser GUI: play, analyse, watch and replay games.
@@ -249,10 +251,30 @@ pub struct MatchArgs {
     /// Log every line between the runner and each engine, timestamped: FILE or file=FILE.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub log: Option<Vec<String>>,
+    /// Play only shard K of N of the schedule (K from 1; needs --seed); `cubist merge` adds the shards up.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+}
+
+/// `cubist merge RESULTS.json… [--results-json FILE] [--pgnout FILE --pgn FILE…]`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The results JSONs of the shards (`cubist match --shard K/N --results-json …`).
+    #[arg(value_name = "RESULTS.json", required = true, num_args = 1..)]
+    pub results: Vec<std::path::PathBuf>,
+    /// Write the merged results as JSON (mergeable again with other shards of the match).
+    #[arg(long, value_name = "FILE")]
+    pub results_json: Option<std::path::PathBuf>,
+    /// Write the records of the --pgn files to this file, in schedule order.
+    #[arg(long, value_name = "FILE", requires = "pgn")]
+    pub pgnout: Option<std::path::PathBuf>,
+    /// The shards' record files (their --pgnout), checked against the merged results.
+    #[arg(long, value_name = "FILE", num_args = 1.., requires = "pgnout")]
+    pub pgn: Vec<std::path::PathBuf>,
 }
 
 /// The `match` options fastchess and cutechess-cli spell with one dash.
-const MATCH_LONG_OPTIONS: [&str; 29] = [
+const MATCH_LONG_OPTIONS: [&str; 30] = [
     "engine",
     "each",
     "gauntlet",
@@ -281,6 +303,7 @@ const MATCH_LONG_OPTIONS: [&str; 29] = [
     "pgnout",
     "results-json",
     "log",
+    "shard",
     "help",
 ];
 
@@ -318,8 +341,10 @@ mod tests {
     #[test]
     fn single_dash_options_become_double_dash_after_match_only() {
         assert_eq!(
-            normalise_args(args("cubist match -engine cmd=a -each tc=inf -rounds 2 -pgnout file=x.pgn --seed -3")),
-            args("cubist match --engine cmd=a --each tc=inf --rounds 2 --pgnout file=x.pgn --seed -3")
+            normalise_args(args(
+                "cubist match -engine cmd=a -each tc=inf -rounds 2 -pgnout file=x.pgn -shard 2/4 --seed -3"
+            )),
+            args("cubist match --engine cmd=a --each tc=inf --rounds 2 --pgnout file=x.pgn --shard 2/4 --seed -3")
         );
         assert_eq!(normalise_args(args("cubist perft -engine")), args("cubist perft -engine"));
         assert_eq!(normalise_args(args("cubist match -x -h")), args("cubist match -x -h"));

@@ -8,6 +8,7 @@ pub mod datagen;
 pub mod gui;
 pub mod perft;
 pub mod search;
+pub mod shard;
 pub mod tactics;
 pub mod tune;
 pub mod uci;

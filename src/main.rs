@@ -1,14 +1,16 @@
-//! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools and the
-//! `match` runner. The command-line structures live in `cli.rs`.
+//! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools, the
+//! `match` runner and `merge` for its shards. The command-line structures live in `cli.rs`.
 
 mod cli;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
-use cli::{Cli, Command, MatchArgs, PerftArgs};
+use cli::{Cli, Command, MatchArgs, MergeArgs, PerftArgs};
 use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_log, parse_pgnout, parse_sprt};
 use cubist::arena::game::Adjudication;
+use cubist::arena::merge::{merge_records, merge_results, write_records, write_summary};
 use cubist::arena::{MatchConfig, run_match};
 use cubist::core::{Position, VariantKind};
+use cubist::shard::Shard;
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -49,6 +51,18 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
     let e = |e: cubist::arena::config::ConfigError| e.to_string();
+    let shard = match &args.shard {
+        Some(text) => {
+            let shard: Shard = text.parse().map_err(|e: cubist::shard::ShardError| format!("--shard: {e}"))?;
+            if args.seed.is_none() {
+                return Err("--shard needs --seed: every shard must play the openings and random plies of the same \
+                            seed"
+                    .into());
+            }
+            shard
+        }
+        None => Shard::whole(),
+    };
     Ok(MatchConfig {
         engines: engines.map_err(e)?,
         gauntlet: args.gauntlet,
@@ -70,12 +84,27 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
         pgnout: args.pgnout.as_deref().map(parse_pgnout).transpose().map_err(e)?,
         results_json: args.results_json.clone(),
         log: args.log.as_deref().map(parse_log).transpose().map_err(e)?,
+        shard,
     })
 }
 
 fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), String> {
     let cfg = match_config(args, matches)?;
     let summary = run_match(cfg).map_err(|e| e.to_string())?;
+    emit(&summary.table());
+    Ok(())
+}
+
+/// `cubist merge`: the merged table, and the merged JSON and records when asked for.
+fn run_merge(args: &MergeArgs) -> Result<(), String> {
+    let summary = merge_results(&args.results).map_err(|e| e.to_string())?;
+    if let Some(out) = &args.pgnout {
+        let records = merge_records(&summary, &args.pgn).map_err(|e| e.to_string())?;
+        write_records(out, &records).map_err(|e| e.to_string())?;
+    }
+    if let Some(out) = &args.results_json {
+        write_summary(out, &summary).map_err(|e| e.to_string())?;
+    }
     emit(&summary.table());
     Ok(())
 }
@@ -252,6 +281,7 @@ fn main() -> ExitCode {
                 None => Err("internal: no match arguments".to_string()),
             }
         }
+        Some(Command::Merge(args)) => run_merge(args),
         Some(Command::Gui(args)) => cubist::gui::run(args).map_err(|e| e.to_string()),
         Some(Command::Bench(args)) => run_bench(&args.args),
         Some(Command::Datagen(args)) => run_datagen(args),

@@ -6,9 +6,18 @@
 //! the calling thread collects results, writes the records (flushed per
 //! game), updates the statistics and the progress bar and stops the match
 //! when the SPRT decides.
+//!
+//! `--shard K/N` plays one slice of the schedule: the schedule is cut into
+//! blocks, one per round and pairing (all the games of a pairing on one
+//! opening, so colour-reversed pairs stay together), and block `b` belongs to
+//! shard `b mod N + 1` ([`crate::shard`]). Openings, colours and random
+//! plies depend only on the round, so the N shards together play exactly
+//! the games of the unsharded match; `cubist merge` ([`merge`]) adds them up.
 
 pub mod config;
+pub mod fingerprint;
 pub mod game;
+pub mod merge;
 pub mod openings;
 pub mod process;
 pub mod record;
@@ -16,7 +25,9 @@ pub mod stats;
 pub mod summary;
 
 use crate::core::{Position, Variant};
+use crate::shard::{Shard, ShardSet};
 use config::{ConfigError, EngineSpec, OpeningsSpec};
+use fingerprint::{EngineIdentity, MatchIdentity, describe_adjudication};
 use game::{Adjudication, Played, play_game};
 use indicatif::{ProgressBar, ProgressStyle};
 use openings::{OpeningBook, OpeningError};
@@ -90,6 +101,9 @@ pub struct MatchConfig {
     pub results_json: Option<PathBuf>,
     /// Conversation log: every line between the runner and each engine, timestamped.
     pub log: Option<PathBuf>,
+    /// The slice of the schedule to play (`1/1`: all of it). A shard plays
+    /// all its games: its SPRT is reported but never stops it.
+    pub shard: Shard,
 }
 
 /// One scheduled game.
@@ -102,37 +116,61 @@ struct Job {
     black: usize,
 }
 
-/// The games of a match, computed from their index when asked for: a
-/// schedule of 2³² rounds costs no memory.
+/// The pairings of `engines` engines by index: round robin, or the first
+/// against each other one (a gauntlet, or the one pairing of two engines).
+pub fn pairings(engines: usize, gauntlet: bool) -> Vec<(usize, usize)> {
+    if gauntlet || engines == 2 {
+        (1..engines).map(|j| (0, j)).collect()
+    } else {
+        (0..engines).flat_map(|i| (i + 1..engines).map(move |j| (i, j))).collect()
+    }
+}
+
+/// The games of a match (or of one shard of it), computed from their index
+/// when asked for: a schedule of 2³² rounds costs no memory.
 struct Schedule {
     pairings: Vec<(usize, usize)>,
     rounds: u32,
     games_per_round: u32,
     repeat: bool,
+    shard: Shard,
 }
 
 impl Schedule {
-    /// The schedule of `cfg`: round robin (or gauntlet, or the one pairing of two engines).
+    /// The schedule of `cfg`: round robin (or gauntlet, or the one pairing of two engines), then its shard.
     fn new(cfg: &MatchConfig) -> Schedule {
-        let n = cfg.engines.len();
-        let pairings = if cfg.gauntlet || n == 2 {
-            (1..n).map(|j| (0, j)).collect()
-        } else {
-            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect()
-        };
         let games_per_round = cfg.games.unwrap_or(if cfg.repeat { 2 } else { 1 });
-        Schedule { pairings, rounds: cfg.rounds, games_per_round, repeat: cfg.repeat }
+        Schedule {
+            pairings: pairings(cfg.engines.len(), cfg.gauntlet),
+            rounds: cfg.rounds,
+            games_per_round,
+            repeat: cfg.repeat,
+            shard: cfg.shard,
+        }
     }
 
-    /// How many games in all.
+    /// Blocks of the whole match: one per round and pairing.
+    fn blocks(&self) -> u64 {
+        u64::from(self.rounds) * self.pairings.len() as u64
+    }
+
+    /// How many games this shard plays (all of them when unsharded).
     fn len(&self) -> u64 {
-        u64::from(self.rounds) * self.pairings.len() as u64 * u64::from(self.games_per_round)
+        self.shard.len_of(self.blocks()) * u64::from(self.games_per_round)
     }
 
-    /// Game `index` (from 0): round by round, pairing by pairing; colours
-    /// alternate within a round with `repeat`, else from round to round.
+    /// This shard's game `index` (from 0): its blocks in order, the games of each block in order.
     fn job(&self, index: u64) -> Option<Job> {
-        if index >= self.len() {
+        let per_block = u64::from(self.games_per_round);
+        let block = self.shard.unit(index / per_block, self.blocks())?;
+        self.match_job(block * per_block + index % per_block)
+    }
+
+    /// Game `index` (from 0) of the whole match: round by round, pairing by
+    /// pairing; colours alternate within a round with `repeat`, else from
+    /// round to round.
+    fn match_job(&self, index: u64) -> Option<Job> {
+        if index >= self.blocks() * u64::from(self.games_per_round) {
             return None;
         }
         let per_round = self.pairings.len() as u64 * u64::from(self.games_per_round);
@@ -405,6 +443,14 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     }
     let schedule = Schedule::new(&cfg);
     let progress = Progress::new(schedule.len());
+    if schedule.len() == 0 {
+        // More shards than blocks: this one plays nothing, and its (empty) results still merge.
+        progress.say(format!(
+            "shard {} holds no games: the match has only {} blocks (rounds × pairings)",
+            cfg.shard,
+            schedule.blocks()
+        ));
+    }
     let mut results = Results::new(cfg.engines.len(), schedule.pairings.len());
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
@@ -465,7 +511,9 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
                 let (lo, hi) = sprt.bounds();
                 msg += &format!("  LLR {llr:.2} [{lo:.2}, {hi:.2}]");
                 let decision = sprt.decision_after(llr, results.pairs(cfg.repeat));
-                if decision != SprtDecision::Continue && !stopped_early {
+                // A shard plays all its games: the test decides on the merged shards.
+                let sharded = cfg.shard.count() > 1;
+                if decision != SprtDecision::Continue && !stopped_early && !sharded {
                     stopped_early = true;
                     stop.store(true, Ordering::Relaxed);
                     progress.say(format!("SPRT: {decision}, stopping"));
@@ -476,19 +524,44 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         }
     });
     progress.bar.finish_and_clear();
-    if started == 0 {
+    if started == 0 && schedule.len() > 0 {
         return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
     }
     if let Some(e) = write_error {
         return Err(e);
     }
-    let summary = summarise(&cfg, &schedule, &results, stopped_early);
+    let identity = identity_of(&cfg, &schedule, &book);
+    let summary = summarise(&cfg, &schedule, &results, stopped_early, identity);
     outputs.summary(&summary)?;
     Ok(summary)
 }
 
+/// What makes results files shards of this match.
+fn identity_of(cfg: &MatchConfig, schedule: &Schedule, book: &OpeningBook) -> MatchIdentity {
+    MatchIdentity {
+        engines: cfg.engines.iter().map(EngineIdentity::from).collect(),
+        gauntlet: cfg.gauntlet,
+        variant: cfg.variant.to_string(),
+        openings: book.describe(),
+        random_plies: cfg.random_plies,
+        repeat: cfg.repeat,
+        rounds: cfg.rounds,
+        games_per_round: schedule.games_per_round,
+        seed: cfg.seed,
+        adjudication: describe_adjudication(&cfg.adjudication),
+        sprt: cfg.sprt,
+        shards: cfg.shard.count(),
+    }
+}
+
 /// The summary of the games played.
-fn summarise(cfg: &MatchConfig, schedule: &Schedule, results: &Results, stopped_early: bool) -> MatchSummary {
+fn summarise(
+    cfg: &MatchConfig,
+    schedule: &Schedule,
+    results: &Results,
+    stopped_early: bool,
+    identity: MatchIdentity,
+) -> MatchSummary {
     let mut standings: Vec<Standing> = cfg
         .engines
         .iter()
@@ -511,6 +584,9 @@ fn summarise(cfg: &MatchConfig, schedule: &Schedule, results: &Results, stopped_
         standings,
         terminations: results.terminations.clone(),
         sprt: cfg.sprt.as_ref().map(|s| SprtSummary::new(s, &results.tallies[0], pairs)),
+        shards: ShardSet::from(cfg.shard),
+        fingerprint: identity.fingerprint(),
+        identity,
     }
 }
 
@@ -548,6 +624,7 @@ mod tests {
             pgnout: None,
             results_json: None,
             log: None,
+            shard: Shard::whole(),
         }
     }
 
@@ -564,6 +641,40 @@ mod tests {
         let jobs: Vec<(u32, usize, usize)> =
             (0..s.len()).map(|i| s.job(i).unwrap()).map(|j| (j.round, j.white, j.black)).collect();
         assert_eq!(jobs, [(0, 0, 1), (0, 0, 2), (0, 1, 2), (1, 1, 0), (1, 2, 0), (1, 2, 1)]);
+    }
+
+    /// The shards of a schedule are disjoint, keep every block's games
+    /// together and together are exactly the unsharded schedule.
+    #[test]
+    fn shards_partition_the_schedule() {
+        for (engines, rounds, repeat, games) in [(2, 7, true, None), (3, 5, false, None), (4, 3, true, Some(3))] {
+            let mut cfg = config(engines, rounds, repeat);
+            cfg.games = games;
+            let whole = Schedule::new(&cfg);
+            let all: Vec<Job> = (0..whole.len()).map(|i| whole.job(i).unwrap()).collect();
+            for n in [1, 2, 4, 6, 40] {
+                let mut union = Vec::new();
+                for k in 1..=n {
+                    cfg.shard = Shard::new(k, n).unwrap();
+                    let s = Schedule::new(&cfg);
+                    let jobs: Vec<Job> = (0..s.len()).map(|i| s.job(i).unwrap()).collect();
+                    assert_eq!(s.job(s.len()), None);
+                    for block in jobs.chunks(s.games_per_round as usize) {
+                        assert!(block.iter().all(|j| (j.round, j.pairing) == (block[0].round, block[0].pairing)));
+                    }
+                    union.extend(jobs);
+                }
+                union.sort_by_key(|j| (j.round, j.pairing, j.game));
+                assert_eq!(union, all, "{engines} engines, {rounds} rounds, {n} shards");
+            }
+        }
+        // A lazily scheduled huge match splits too.
+        let mut cfg = config(2, u32::MAX, true);
+        cfg.shard = Shard::new(3, 3).unwrap();
+        let s = Schedule::new(&cfg);
+        assert_eq!(s.len(), 2 * u64::from(u32::MAX / 3));
+        assert_eq!(s.job(0).map(|j| j.round), Some(2));
+        assert_eq!(s.job(s.len() - 1).map(|j| j.round), Some(u32::MAX - 1));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! optionally followed by random plies.
 
 use super::config::{OpeningFormat, OpeningOrder, OpeningsSpec};
+use super::fingerprint::describe_book;
 use crate::core::{GameState, Position, Variant, VariantKind};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -114,6 +115,19 @@ impl OpeningBook {
             fens.rotate_left((spec.start - 1) % len);
         }
         Ok(OpeningBook { base, fens, constellations, random_plies, seed })
+    }
+
+    /// Where the openings come from, for the match's fingerprint: `start
+    /// position`, `constellations` or the book's size and a digest of its
+    /// positions in the order used (so the file's path does not matter).
+    pub fn describe(&self) -> String {
+        if !self.fens.is_empty() {
+            describe_book(&self.fens)
+        } else if self.constellations {
+            "constellations".into()
+        } else {
+            "start position".into()
+        }
     }
 
     /// The opening of round `round` (from 0): deterministic for a given seed.

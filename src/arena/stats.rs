@@ -15,7 +15,7 @@
 //! where `σ_g` is the per-game standard deviation (`σ` for W/D/L,
 //! `√2·σ_pair` for pairs).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The 97.5% quantile of the standard normal distribution (two-sided 95%).
@@ -25,7 +25,7 @@ const Z95: f64 = 1.959_963_984_540_054;
 const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// Results counted from one engine's point of view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     /// Games won.
     pub wins: u32,
@@ -196,7 +196,7 @@ pub fn erf(x: f64) -> f64 {
 }
 
 /// How the SPRT reads its Elo bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SprtModel {
     /// Normalised Elo (fastchess's default).
@@ -237,7 +237,7 @@ impl fmt::Display for SprtDecision {
 }
 
 /// A sequential probability ratio test `elo0 elo1 alpha beta`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sprt {
     /// Elo of the null hypothesis.
     pub elo0: f64,

@@ -1,8 +1,10 @@
 //! The match summary: per pairing statistics, standings, SPRT state, the
 //! final table and the `--results-json` document.
 
+use super::fingerprint::MatchIdentity;
 use super::stats::{Sprt, SprtDecision, SprtModel, Tally};
-use serde::Serialize;
+use crate::shard::ShardSet;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -96,7 +98,7 @@ impl SprtSummary {
 }
 
 /// One engine's total over all its pairings.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Standing {
     /// The engine.
     pub name: String,
@@ -125,6 +127,13 @@ pub struct MatchSummary {
     pub terminations: BTreeMap<String, u32>,
     /// The SPRT, if one ran (two engines only).
     pub sprt: Option<SprtSummary>,
+    /// The shards these results hold (`1/1` for an unsharded match).
+    pub shards: ShardSet,
+    /// The fingerprint of `identity`: shards merge only with the same one.
+    pub fingerprint: String,
+    /// What makes results files shards of one match (the JSON's `match`).
+    #[serde(rename = "match")]
+    pub identity: MatchIdentity,
 }
 
 /// A signed Elo value, `±inf` when the score is 0 or 1.
@@ -180,6 +189,9 @@ impl MatchSummary {
         }
         let ends: Vec<String> = self.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(s, "\n{} of {} games; ends: {}", self.games, self.scheduled, ends.join(", "));
+        if self.shards.count > 1 {
+            let _ = writeln!(s, "shards: {} (match {})", self.shards, self.fingerprint);
+        }
         if self.stopped_early {
             let _ = writeln!(s, "stopped early by the SPRT");
         }
