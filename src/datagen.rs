@@ -21,6 +21,7 @@
 use crate::core::{Color, GameState, Position, Variant};
 use crate::search::movepick::is_quiet;
 use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
+use crate::shard::Shard;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -74,8 +75,8 @@ pub struct DatagenConfig {
     pub hash_mb: usize,
     /// A game still running after this many plies is scored a draw.
     pub max_plies: u32,
-    /// Play only the game indices `i` with `i % shards.1 == shards.0` (0-based shard).
-    pub shard: (u64, u64),
+    /// Play only this shard's games: index `i` belongs to shard `i mod N + 1`.
+    pub shard: Shard,
 }
 
 impl Default for DatagenConfig {
@@ -89,7 +90,7 @@ impl Default for DatagenConfig {
             threads: 1,
             hash_mb: 16,
             max_plies: 400,
-            shard: (0, 1),
+            shard: Shard::whole(),
         }
     }
 }
@@ -296,16 +297,12 @@ pub struct DatagenSummary {
 /// each finished game's samples to `out` at once (flushed), so that an
 /// interrupted run loses only the games in progress.
 pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) -> Result<DatagenSummary, String> {
-    let (shard, shards) = cfg.shard;
-    if shards == 0 || shard >= shards {
-        return Err(format!("shard {} of {shards} does not exist", shard + 1));
-    }
     if cfg.nodes == 0 || cfg.threads == 0 || cfg.hash_mb == 0 {
         return Err("--nodes, --threads and --hash must be at least 1".into());
     }
     writeln!(
         out,
-        "# cubist {} datagen: games={} nodes={} game={:?} random_plies={} seed={} max_plies={} shard={}/{}",
+        "# cubist {} datagen: games={} nodes={} game={:?} random_plies={} seed={} max_plies={} shard={}",
         env!("CARGO_PKG_VERSION"),
         cfg.games,
         cfg.nodes,
@@ -313,13 +310,12 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
         cfg.random_plies,
         cfg.seed,
         cfg.max_plies,
-        shard + 1,
-        shards
+        cfg.shard
     )
     .and_then(|_| writeln!(out, "# GAME ; FEN ; SCORE (centipawns, White's view) ; RESULT (White's: 1, 0.5, 0)"))
     .and_then(|_| out.flush())
     .map_err(|e| format!("writing the data set: {e}"))?;
-    let indices: Vec<u64> = (0..cfg.games).filter(|i| i % shards == shard).collect();
+    let indices: Vec<u64> = (0..cfg.games).filter(|&i| cfg.shard.contains(i)).collect();
     let bar = if progress { ProgressBar::new(indices.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games, {msg}")

@@ -145,15 +145,8 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     use cubist::datagen::{DatagenConfig, Games};
     let shard = match &args.shard {
-        None => (0, 1),
-        Some(spec) => {
-            let (k, n) = spec.split_once('/').ok_or(format!("--shard takes K/N, got '{spec}'"))?;
-            let (k, n): (u64, u64) = match (k.trim().parse(), n.trim().parse()) {
-                (Ok(k), Ok(n)) if (1..=n).contains(&k) => (k, n),
-                _ => return Err(format!("--shard takes K/N with 1 <= K <= N, got '{spec}'")),
-            };
-            (k - 1, n)
-        }
+        None => Shard::whole(),
+        Some(spec) => spec.parse::<Shard>().map_err(|e| e.to_string())?,
     };
     let cfg = DatagenConfig {
         games: args.games,
