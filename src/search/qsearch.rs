@@ -54,7 +54,7 @@ impl Searcher<'_> {
         let (mut best, mut best_move) = (stand_pat, Move::NONE);
         let recaptures_only = qply >= t.qs_recaptures_from as usize && !prev.is_none();
         for i in start..end {
-            let m = self.buf.pick(i, end);
+            let m = self.buf.pick(start, i, end);
             if !in_check {
                 if recaptures_only && m.to() != prev.to() {
                     continue;

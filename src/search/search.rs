@@ -127,7 +127,7 @@ impl Searcher<'_> {
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut tried = 0;
         for i in start..end {
-            let m = self.buf.pick(i, end);
+            let m = self.buf.pick(start, i, end);
             let quiet = is_quiet(&self.pos, m);
             let order = self.buf.score_at(i);
             if !in_check && tried > 0 && depth <= prune_depth && best > -MATE_BOUND && !self.safe_check(m) {
