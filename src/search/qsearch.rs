@@ -4,7 +4,7 @@
 //! the score to alpha; after `qs_recaptures_from` plies only recaptures are
 //! searched, which keeps hdc's long pawn-eating chains finite.
 
-use super::eval::{evaluate, piece_value};
+use super::eval::{evaluate_cached, piece_value};
 use super::movepick::{BAD_CAPTURE, captured};
 use super::score::{INF, MAX_PLY, mated_in, score_from_tt, score_to_tt};
 use super::tt::TtBound;
@@ -24,7 +24,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(&self.pos);
+            return evaluate_cached(&self.pos, &mut self.pawns);
         }
         let in_check = self.pos.in_check();
         let key = self.pos.key();
@@ -37,7 +37,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let stand_pat = if in_check { -INF } else { evaluate(&self.pos) };
+        let stand_pat = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.pawns) };
         if stand_pat >= beta {
             return stand_pat;
         }

@@ -10,7 +10,7 @@
 //! pruned by move count, futility or exchange loss (a quiet mating check
 //! deep in a long move list must still be tried).
 
-use super::eval::evaluate;
+use super::eval::evaluate_cached;
 use super::history::bonus;
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mated_in, score_from_tt, score_to_tt};
@@ -65,7 +65,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(&self.pos);
+            return evaluate_cached(&self.pos, &mut self.pawns);
         }
         alpha = alpha.max(mated_in(ply));
         beta = beta.min(-mated_in(ply + 1));
@@ -86,7 +86,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let eval = if in_check { -INF } else { evaluate(&self.pos) };
+        let eval = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.pawns) };
         self.stack[ply].eval = eval;
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
