@@ -34,8 +34,21 @@ const UNDERPROMOTION: i32 = -2_000_000;
 
 /// Lists at least this long get a tournament tree from their second pick on.
 const TREE_MIN: usize = 24;
-/// A tree leaf whose position was picked already.
-const PICKED: u16 = u16::MAX;
+/// A tree leaf whose position was picked already (below every real key).
+const PICKED: i64 = i64::MIN;
+
+/// The tree key of the score `score` at position `p` of a list: the larger
+/// key is the higher score, on equal scores the lower position.
+#[inline(always)]
+fn tree_key(score: i32, p: usize) -> i64 {
+    (score as i64) << 16 | (0xffff - p) as i64
+}
+
+/// The list position of a tree key.
+#[inline(always)]
+fn key_position(key: i64) -> usize {
+    0xffff - (key & 0xffff) as usize
+}
 
 /// The moves of every node on the current path, as one stack.
 pub struct MoveBuffer {
@@ -44,8 +57,8 @@ pub struct MoveBuffer {
     /// The tournament trees of the lists on the stack: the list at
     /// `start..end` keeps its tree, node `k` in `1..2n` (leaf of position
     /// `start + p` at `n + p`), at `tree[2 * start + k]`; each node holds the
-    /// winning position (relative to `start`) below it, or [`PICKED`].
-    tree: Vec<u16>,
+    /// largest [`tree_key`] below it (positions relative to `start`), or [`PICKED`].
+    tree: Vec<i64>,
 }
 
 impl Default for MoveBuffer {
@@ -193,14 +206,14 @@ impl MoveBuffer {
         if tree && i == start + 1 {
             self.build_tree(start, i, end);
         }
-        let best = if tree { start + self.tree[2 * start + 1] as usize } else { self.scan(i, end) };
+        let best = if tree { start + key_position(self.tree[2 * start + 1]) } else { self.scan(i, end) };
         debug_assert_eq!(best, self.scan(i, end));
         self.moves.swap(i, best);
         self.scores.swap(i, best);
         if tree {
             // Position `i` leaves the tree; `best` now holds the score that was at `i`.
             if best != i {
-                self.tree_update(start, n, best - start, (best - start) as u16);
+                self.tree_update(start, n, best - start, tree_key(self.scores[best], best - start));
             }
             self.tree_update(start, n, i - start, PICKED);
         }
@@ -210,27 +223,9 @@ impl MoveBuffer {
     /// The position of the best score in `i..end`, the lowest on ties.
     #[inline]
     fn scan(&self, i: usize, end: usize) -> usize {
-        let mut best = i;
-        for j in i + 1..end {
-            if self.scores[j] > self.scores[best] {
-                best = j;
-            }
-        }
-        best
-    }
-
-    /// The better of two tree entries of the list at `start`: the higher
-    /// score, the lower position on ties, anything before [`PICKED`].
-    #[inline(always)]
-    fn better(&self, start: usize, a: u16, b: u16) -> u16 {
-        if b == PICKED {
-            return a;
-        }
-        if a == PICKED {
-            return b;
-        }
-        let (sa, sb) = (self.scores[start + a as usize], self.scores[start + b as usize]);
-        if sb > sa || (sb == sa && b < a) { b } else { a }
+        let scores = &self.scores[i..end];
+        let max = scores.iter().copied().max().unwrap_or(0);
+        i + scores.iter().position(|&s| s == max).unwrap_or(0)
     }
 
     /// Builds the tree of `start..end` with the positions before `i` picked.
@@ -239,24 +234,24 @@ impl MoveBuffer {
         if self.tree.len() < 2 * end {
             self.tree.resize(2 * end, PICKED);
         }
-        let base = 2 * start;
-        for p in 0..n {
-            self.tree[base + n + p] = if start + p < i { PICKED } else { p as u16 };
+        let tree = &mut self.tree[2 * start..2 * end];
+        for (p, &score) in self.scores[start..end].iter().enumerate() {
+            tree[n + p] = if start + p < i { PICKED } else { tree_key(score, p) };
         }
         for k in (1..n).rev() {
-            self.tree[base + k] = self.better(start, self.tree[base + 2 * k], self.tree[base + 2 * k + 1]);
+            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
         }
     }
 
     /// Sets the leaf of position `start + p` (of a list of `n`) and replays its path to the root.
     #[inline]
-    fn tree_update(&mut self, start: usize, n: usize, p: usize, leaf: u16) {
-        let base = 2 * start;
+    fn tree_update(&mut self, start: usize, n: usize, p: usize, leaf: i64) {
+        let tree = &mut self.tree[2 * start..2 * (start + n)];
         let mut k = n + p;
-        self.tree[base + k] = leaf;
+        tree[k] = leaf;
         while k > 1 {
             k /= 2;
-            self.tree[base + k] = self.better(start, self.tree[base + 2 * k], self.tree[base + 2 * k + 1]);
+            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
         }
     }
 }
