@@ -2,7 +2,7 @@
 //! make/unmake, attack tests and the game state (mate, stalemate, draws).
 
 use super::bitboard::Bitboard;
-use super::geometry::NUM_DIRS;
+use super::geometry::{Geometry, NUM_DIRS};
 use super::moves::{Move, MoveFlag};
 use super::piece::{Color, Piece, PieceKind};
 use super::psq::{PHASE, Pair, PsqTable};
@@ -148,7 +148,7 @@ impl std::fmt::Debug for Position {
 /// The nearest occupied square from `sq` along direction `d`: the step the
 /// 26-direction attack walks share.
 #[inline(always)]
-fn first_occupied(r: &Rules, occ: Bitboard, sq: Square, d: usize) -> Option<Square> {
+pub(crate) fn first_occupied(r: &Rules, occ: Bitboard, sq: Square, d: usize) -> Option<Square> {
     r.geometry.ray_squares(sq, d).iter().copied().find(|&s| occ.has(s))
 }
 
@@ -439,9 +439,22 @@ impl Position {
         {
             return true;
         }
-        (0..NUM_DIRS).any(|d| {
-            first_occupied(r, occ, sq, d).is_some_and(|s| theirs.has(s) && slides_code(r, d, self.board[s.index()]))
+        // From each of their sliders in line with `sq` (few, where the 26
+        // rays from `sq` are many squares), whether it is the first piece
+        // on that line and slides along it.
+        (self.sliders() & theirs & occ).into_iter().any(|s| {
+            Geometry::direction(sq, s)
+                .is_some_and(|d| slides_code(r, d, self.board[s.index()]) && first_occupied(r, occ, sq, d) == Some(s))
         })
+    }
+
+    /// Every piece of a sliding kind, both colours.
+    #[inline]
+    pub(crate) fn sliders(&self) -> Bitboard {
+        self.by_kind[PieceKind::Bishop.index()]
+            | self.by_kind[PieceKind::Rook.index()]
+            | self.by_kind[PieceKind::Duke.index()]
+            | self.by_kind[PieceKind::Queen.index()]
     }
 
     /// The pieces of `by` that attack `sq` (occupancy as it stands).
