@@ -70,6 +70,7 @@ impl Searcher<'_> {
             }
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
+            self.shared.tt.prefetch(self.pos.key());
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);
             self.pos.unmake(m, &undo);
             if self.aborted() {

@@ -158,6 +158,7 @@ impl Searcher<'_> {
             }
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
+            self.shared.tt.prefetch(self.pos.key());
             tried += 1;
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;
