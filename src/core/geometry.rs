@@ -39,9 +39,15 @@ pub const fn opposite(d: usize) -> usize {
     NUM_DIRS - 1 - d
 }
 
-/// The index of direction (dx, dy, dz), if it is one of the 26.
+/// The index of direction (dx, dy, dz), if it is one of the 26 (computed
+/// from the order of [`DIRS`]: x fastest, then y, then z, skipping (0, 0, 0)).
+#[inline]
 pub fn dir_index(dx: i8, dy: i8, dz: i8) -> Option<usize> {
-    DIRS.iter().position(|&d| d == (dx, dy, dz))
+    if [dx, dy, dz].iter().any(|c| !(-1..=1).contains(c)) || (dx, dy, dz) == (0, 0, 0) {
+        return None;
+    }
+    let i = (dx + 1) as usize + 3 * (dy + 1) as usize + 9 * (dz + 1) as usize;
+    Some(if i > 13 { i - 1 } else { i })
 }
 
 /// The longest ray: 7 squares.
@@ -150,6 +156,17 @@ mod tests {
         for d in 0..NUM_DIRS {
             let (x, y, z) = DIRS[d];
             assert_eq!(DIRS[opposite(d)], (-x, -y, -z));
+        }
+    }
+
+    #[test]
+    fn dir_index_follows_dirs() {
+        for dx in -2..=2 {
+            for dy in -2..=2 {
+                for dz in -2..=2 {
+                    assert_eq!(dir_index(dx, dy, dz), DIRS.iter().position(|&d| d == (dx, dy, dz)));
+                }
+            }
         }
     }
 

@@ -10,6 +10,7 @@ pub mod moves;
 pub mod notation;
 pub mod piece;
 pub mod position;
+pub mod psq;
 pub mod square;
 pub mod variant;
 pub mod zobrist;

@@ -2,16 +2,17 @@
 //! the variant's tables. Moves go to a [`MoveSink`]: a list for play and
 //! search, a counter for perft's bulk counting at the leaves.
 //!
-//! Method: from the king, walk all 26 directions once to find checkers and
-//! pinned pieces (with the line each pinned piece must keep to); then every
-//! piece's targets are masked by the check path and its pin line, so only
-//! king moves and en passant need an attack test of their own.
+//! Method: the checkers come from the position (make/unmake keep them), and
+//! the pinned pieces (with the line each must keep to) from the enemy sliders
+//! in line with the king; then every piece's targets are masked by the check
+//! path and its pin line, so only king moves and en passant need an attack
+//! test of their own.
 
 use super::bitboard::Bitboard;
-use super::geometry::NUM_DIRS;
+use super::geometry::{Geometry, NUM_DIRS};
 use super::moves::{Move, MoveFlag, MoveList};
 use super::piece::PieceKind;
-use super::position::Position;
+use super::position::{Position, slides_code};
 use super::square::Square;
 use super::variant::VariantKind;
 use arrayvec::ArrayVec;
@@ -103,42 +104,32 @@ impl Position {
         let ours = self.by_color[us.index()];
         let theirs = self.by_color[(!us).index()];
         let occ = ours | theirs;
-        let mut view =
-            KingView { checkers: 0, check_mask: Bitboard::EMPTY, pinned: Bitboard::EMPTY, pins: ArrayVec::new() };
-        let ki = king.index();
-        let leapers = (r.knight[ki] & self.by_kind[PieceKind::Knight.index()])
-            | (r.pawn_captures[us.index()][ki] & self.by_kind[PieceKind::Pawn.index()]);
-        let leapers = leapers & theirs;
-        view.checkers += leapers.count();
-        view.check_mask |= leapers;
-        for d in 0..NUM_DIRS {
-            let along = r.slides_along[d];
-            let mut path = Bitboard::EMPTY;
-            let mut blocker: Option<Square> = None;
-            for &s in r.geometry.ray_squares(king, d) {
-                path.set(s);
-                if !occ.has(s) {
-                    continue;
-                }
-                let v = self.board[s.index()];
-                let slides = along >> ((v & 7) - 1) & 1 != 0;
-                match blocker {
-                    None if theirs.has(s) => {
-                        if slides {
-                            view.checkers += 1;
-                            view.check_mask |= path;
-                        }
-                        break;
-                    }
-                    None => blocker = Some(s),
-                    Some(b) => {
-                        if slides && theirs.has(s) {
-                            view.pinned.set(b);
-                            view.pins.push((b, path));
-                        }
-                        break;
-                    }
-                }
+        let sliders = self.sliders();
+        let mut view = KingView {
+            checkers: self.checkers.count(),
+            check_mask: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+            pins: ArrayVec::new(),
+        };
+        // The checkers are kept by make/unmake; a sliding checker's line up to it may be blocked.
+        for c in self.checkers {
+            view.check_mask.set(c);
+            if sliders.has(c) {
+                view.check_mask |= r.geometry.between(king, c);
+            }
+        }
+        // A pin: one of their sliders in line with the king, sliding along
+        // the line, with exactly one piece between, ours.
+        for s in sliders & theirs {
+            let Some(d) = Geometry::direction(king, s) else { continue };
+            if !slides_code(r, d, self.board[s.index()]) {
+                continue;
+            }
+            let line = r.geometry.between(king, s);
+            let between = line & occ;
+            if between.count() == 1 && (between & ours).any() {
+                view.pinned |= between;
+                view.pins.push((between.first().unwrap_or(s), line | Bitboard::from(s)));
             }
         }
         if view.checkers == 0 {
@@ -182,17 +173,14 @@ impl Position {
         }
 
         // Sliders.
-        let sliders = self.by_kind[PieceKind::Bishop.index()]
-            | self.by_kind[PieceKind::Rook.index()]
-            | self.by_kind[PieceKind::Duke.index()]
-            | self.by_kind[PieceKind::Queen.index()];
-        for sq in sliders & ours {
+        for sq in self.sliders() & ours {
             let kind = (self.board[sq.index()] & 7) - 1;
             let mut attacks = Bitboard::EMPTY;
             for &d in &r.slider_dirs[kind as usize] {
                 for &s in r.geometry.ray_squares(sq, d) {
                     attacks.set(s);
-                    if occ.has(s) {
+                    // Occupied: the mailbox is one load where the bitboard is eight words.
+                    if self.board[s.index() & 511] != 0 {
                         break;
                     }
                 }

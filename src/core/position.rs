@@ -2,9 +2,10 @@
 //! make/unmake, attack tests and the game state (mate, stalemate, draws).
 
 use super::bitboard::Bitboard;
-use super::geometry::NUM_DIRS;
+use super::geometry::{Geometry, NUM_DIRS};
 use super::moves::{Move, MoveFlag};
 use super::piece::{Color, Piece, PieceKind};
+use super::psq::{PHASE, Pair, PsqTable};
 use super::square::Square;
 use super::variant::{CastleRule, Rules, Variant, VariantKind};
 use super::zobrist::Zobrist;
@@ -105,6 +106,14 @@ pub struct Position {
     pub(crate) history: Vec<u64>,
     /// The enemy pieces giving check to the side to move (kept by make/unmake).
     pub(crate) checkers: Bitboard,
+    /// The variant's material and piece-square values.
+    pub(crate) psq_table: &'static PsqTable,
+    /// Each colour's material plus placement (kept by make/unmake).
+    pub(crate) psq: [Pair; 2],
+    /// The game phase: the sum of [`PHASE`] over every piece (kept by make/unmake).
+    pub(crate) phase: i32,
+    /// The Zobrist key of the pawns alone (kept by make/unmake).
+    pub(crate) pawn_key: u64,
 }
 
 impl PartialEq for Position {
@@ -139,7 +148,7 @@ impl std::fmt::Debug for Position {
 /// The nearest occupied square from `sq` along direction `d`: the step the
 /// 26-direction attack walks share.
 #[inline(always)]
-fn first_occupied(r: &Rules, occ: Bitboard, sq: Square, d: usize) -> Option<Square> {
+pub(crate) fn first_occupied(r: &Rules, occ: Bitboard, sq: Square, d: usize) -> Option<Square> {
     r.geometry.ray_squares(sq, d).iter().copied().find(|&s| occ.has(s))
 }
 
@@ -184,6 +193,10 @@ impl Position {
             key: 0,
             history: Vec::new(),
             checkers: Bitboard::EMPTY,
+            psq_table: PsqTable::get(variant.kind, variant.layers),
+            psq: [Pair::default(); 2],
+            phase: 0,
+            pawn_key: 0,
         }
     }
 
@@ -279,6 +292,29 @@ impl Position {
         self.board[sq.index()] = encode(p);
         self.by_color[p.color.index()].set(sq);
         self.by_kind[p.kind.index()].set(sq);
+        self.add_values(sq, p, Zobrist::get().piece(p.color, p.kind, sq));
+    }
+
+    /// Counts a piece arriving on `sq` (with Zobrist key `z`) in the
+    /// incremental evaluation sums and the pawn key.
+    #[inline(always)]
+    fn add_values(&mut self, sq: Square, p: Piece, z: u64) {
+        self.psq[p.color.index()] += self.psq_table.value(p.color, p.kind, sq);
+        self.phase += PHASE[p.kind.index()];
+        if p.kind == PieceKind::Pawn {
+            self.pawn_key ^= z;
+        }
+    }
+
+    /// Takes a piece leaving `sq` (with Zobrist key `z`) out of the
+    /// incremental evaluation sums and the pawn key.
+    #[inline(always)]
+    fn remove_values(&mut self, sq: Square, p: Piece, z: u64) {
+        self.psq[p.color.index()] -= self.psq_table.value(p.color, p.kind, sq);
+        self.phase -= PHASE[p.kind.index()];
+        if p.kind == PieceKind::Pawn {
+            self.pawn_key ^= z;
+        }
     }
 
     #[inline]
@@ -286,7 +322,9 @@ impl Position {
         self.board[sq.index()] = encode(p);
         self.by_color[p.color.index()].toggle(sq);
         self.by_kind[p.kind.index()].toggle(sq);
-        self.key ^= Zobrist::get().piece(p.color, p.kind, sq);
+        let z = Zobrist::get().piece(p.color, p.kind, sq);
+        self.key ^= z;
+        self.add_values(sq, p, z);
     }
 
     #[inline]
@@ -294,7 +332,45 @@ impl Position {
         self.board[sq.index()] = 0;
         self.by_color[p.color.index()].toggle(sq);
         self.by_kind[p.kind.index()].toggle(sq);
-        self.key ^= Zobrist::get().piece(p.color, p.kind, sq);
+        let z = Zobrist::get().piece(p.color, p.kind, sq);
+        self.key ^= z;
+        self.remove_values(sq, p, z);
+    }
+
+    /// Each colour's material plus placement (middle game, end game), kept by make/unmake.
+    #[inline]
+    pub fn psq(&self, c: Color) -> Pair {
+        self.psq[c.index()]
+    }
+
+    /// The game phase: the sum of every piece's phase weight, kept by make/unmake.
+    #[inline]
+    pub fn phase(&self) -> i32 {
+        self.phase
+    }
+
+    /// The Zobrist key of the pawns alone, kept by make/unmake.
+    #[inline]
+    pub fn pawn_key(&self) -> u64 {
+        self.pawn_key
+    }
+
+    /// The incremental sums computed from scratch: each colour's material
+    /// plus placement, the phase and the pawn key (they must always equal
+    /// [`Position::psq`], [`Position::phase`] and [`Position::pawn_key`]).
+    pub fn compute_values(&self) -> ([Pair; 2], i32, u64) {
+        let z = Zobrist::get();
+        let (mut psq, mut phase, mut pawn_key) = ([Pair::default(); 2], 0, 0);
+        for sq in self.occupied() {
+            if let Some(p) = self.piece_at(sq) {
+                psq[p.color.index()] += self.psq_table.value(p.color, p.kind, sq);
+                phase += PHASE[p.kind.index()];
+                if p.kind == PieceKind::Pawn {
+                    pawn_key ^= z.piece(p.color, p.kind, sq);
+                }
+            }
+        }
+        (psq, phase, pawn_key)
     }
 
     #[inline]
@@ -363,9 +439,22 @@ impl Position {
         {
             return true;
         }
-        (0..NUM_DIRS).any(|d| {
-            first_occupied(r, occ, sq, d).is_some_and(|s| theirs.has(s) && slides_code(r, d, self.board[s.index()]))
+        // From each of their sliders in line with `sq` (few, where the 26
+        // rays from `sq` are many squares), whether it is the first piece
+        // on that line and slides along it.
+        (self.sliders() & theirs & occ).into_iter().any(|s| {
+            Geometry::direction(sq, s)
+                .is_some_and(|d| slides_code(r, d, self.board[s.index()]) && first_occupied(r, occ, sq, d) == Some(s))
         })
+    }
+
+    /// Every piece of a sliding kind, both colours.
+    #[inline]
+    pub(crate) fn sliders(&self) -> Bitboard {
+        self.by_kind[PieceKind::Bishop.index()]
+            | self.by_kind[PieceKind::Rook.index()]
+            | self.by_kind[PieceKind::Duke.index()]
+            | self.by_kind[PieceKind::Queen.index()]
     }
 
     /// The pieces of `by` that attack `sq` (occupancy as it stands).

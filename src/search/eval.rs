@@ -4,45 +4,29 @@
 //! variant's capture pattern, doubled and isolated pawns).
 //!
 //! Every term is computed per colour as a (middle game, end game) pair so that
-//! [`trace`] can list them; [`evaluate`] only sums them.
+//! [`trace`] can list them; [`evaluate`] only sums them. Material and
+//! placement come from the sums the position keeps in make/unmake (see
+//! [`crate::core::psq`]); the pawn terms depend on the pawns alone and are
+//! kept in a per-thread [`PawnCache`] by the search; mobility and king-zone
+//! attacks are counted in one walk along each slider's rays.
 
 use crate::core::geometry::NUM_DIRS;
+use crate::core::psq::{self, PHASE, PsqTable, mirror};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
 use std::fmt::Write;
 use std::sync::OnceLock;
 
-/// A (middle game, end game) pair of centipawns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Pair(pub i32, pub i32);
-
-impl std::ops::AddAssign for Pair {
-    fn add_assign(&mut self, o: Pair) {
-        self.0 += o.0;
-        self.1 += o.1;
-    }
-}
-
-// The material values (mg, eg) by kind, one file per game, in the form
-// `cubist tune --out` writes them (the data and command that fitted them are
-// recorded at the top of each file).
-include!("material_hdc.rs");
-include!("material_haberkorn.rs");
+pub use crate::core::psq::Pair;
 
 /// The material value of a kind in a variant (middle game), for move ordering and pruning.
+#[inline]
 pub fn piece_value(kind: VariantKind, piece: PieceKind) -> i32 {
-    match kind {
-        VariantKind::Hdc => HDC_VALUES[piece.index()].0,
-        VariantKind::Haberkorn => HABERKORN_VALUES[piece.index()].0,
-    }
+    psq::values(kind)[piece.index()].0
 }
 
 /// The material values (middle game, end game) by kind of a game, as the evaluation uses them.
 pub fn material_values(kind: VariantKind) -> [(i32, i32); 7] {
-    let values = match kind {
-        VariantKind::Hdc => &HDC_VALUES,
-        VariantKind::Haberkorn => &HABERKORN_VALUES,
-    };
-    values.map(|p| (p.0, p.1))
+    psq::values(kind).map(|p| (p.0, p.1))
 }
 
 /// The game phase of a position and its maximum (the start position's):
@@ -54,8 +38,6 @@ pub fn phase(pos: &Position) -> (i32, i32) {
     (phase.min(max), max)
 }
 
-/// Game-phase weight of each kind (pawns and kings count nothing).
-const PHASE: [i32; 7] = [0, 1, 1, 2, 3, 4, 0];
 /// Mobility per reachable square (mg, eg) by kind.
 const MOBILITY: [Pair; 7] = [Pair(0, 0), Pair(4, 4), Pair(3, 3), Pair(2, 4), Pair(2, 3), Pair(1, 2), Pair(0, 0)];
 /// King-zone attack weight by attacking kind.
@@ -67,11 +49,13 @@ const DOUBLED: Pair = Pair(-10, -20);
 const ISOLATED: Pair = Pair(-8, -12);
 const OPEN_LINE: i32 = -6;
 const TEMPO: i32 = 10;
+/// The kinds that slide.
+const SLIDERS: [PieceKind; 4] = [PieceKind::Bishop, PieceKind::Rook, PieceKind::Duke, PieceKind::Queen];
 
-/// Per-variant tables: piece-square pairs, passed-pawn spans, neighbouring pawn columns.
+/// Per-variant tables: passed-pawn spans, neighbouring pawn columns, the full phase.
 struct Tables {
-    /// `pst[kind][sq]`, for White; Black reads the rank-mirrored square.
-    pst: [Vec<Pair>; 7],
+    /// Which of the variant tables this is (1..=7; 0 marks an empty [`PawnCache`] slot).
+    id: u8,
     /// `passed[color][sq]`: enemy pawns there stop a pawn on `sq` from being passed.
     passed: [Vec<Bitboard>; 2],
     /// `neighbours[column]`: the columns (bit z*8+x) whose pawns support a pawn on that column.
@@ -86,32 +70,11 @@ fn tables(kind: VariantKind, layers: u8) -> &'static Tables {
         VariantKind::Hdc => 0,
         VariantKind::Haberkorn => layers.clamp(3, 8) as usize - 2,
     };
-    TABLES[i].get_or_init(|| Tables::build(kind, layers))
+    TABLES[i].get_or_init(|| Tables::build(kind, layers, i as u8 + 1))
 }
 
 impl Tables {
-    fn build(kind: VariantKind, layers: u8) -> Tables {
-        let mid_z = (layers as f32 - 1.0) / 2.0;
-        let centre = |v: u8, mid: f32| mid - (v as f32 - mid).abs();
-        let pst = std::array::from_fn(|k| {
-            (0..512)
-                .map(|i| {
-                    let sq = Square::from_index(i).unwrap_or(Square::new(0, 0, 0));
-                    let (cx, cy, cz) = (centre(sq.file(), 3.5), centre(sq.rank(), 3.5), centre(sq.layer(), mid_z));
-                    let c = cx + cy + cz;
-                    let y = sq.rank() as f32;
-                    let p = match PieceKind::from_index(k).unwrap_or(PieceKind::King) {
-                        PieceKind::Pawn => (y * 4.0 + (cx + cz) * 2.0, y * 10.0),
-                        PieceKind::Knight => (c * 6.0 - 10.0, c * 4.0 - 6.0),
-                        PieceKind::Bishop => (c * 3.0, c * 3.0),
-                        PieceKind::Rook => (cz * 2.0 + cx, c * 1.0),
-                        PieceKind::Duke | PieceKind::Queen => (c * 2.0, c * 3.0),
-                        PieceKind::King => (-y * 10.0 - (cx + cz) * 2.0, c * 6.0 - 10.0),
-                    };
-                    Pair(p.0.round() as i32, p.1.round() as i32)
-                })
-                .collect()
-        });
+    fn build(kind: VariantKind, layers: u8, id: u8) -> Tables {
         // Squares ahead on the pawn's own column and every column it captures onto or steps to.
         let cols: Vec<(i32, i32)> = match kind {
             VariantKind::Hdc => vec![(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)],
@@ -149,48 +112,34 @@ impl Tables {
             VariantKind::Hdc => 2 * (4 * PHASE[1] + 4 * PHASE[2] + 4 * PHASE[3] + PHASE[4] + PHASE[5]),
             VariantKind::Haberkorn => 2 * (2 * PHASE[1] + 2 * PHASE[2] + 2 * PHASE[3] + PHASE[5]),
         };
-        Tables { pst, passed, neighbours, max_phase }
+        Tables { id, passed, neighbours, max_phase }
     }
 }
 
 /// The evaluation terms, each per colour.
 const TERMS: [&str; 6] = ["Material", "Placement", "Mobility", "King safety", "Pawns", "Passed"];
 
-#[derive(Default)]
-struct Terms {
-    by: [[Pair; 2]; 6],
-    phase: i32,
+/// Per-colour pairs of the terms that depend on the pawns alone.
+struct PawnTerms {
+    /// Doubled and isolated pawns.
+    structure: [Pair; 2],
+    /// Passed pawns.
+    passed: [Pair; 2],
 }
 
-/// The squares a non-pawn piece on `sq` attacks.
-#[inline]
-fn attacks(pos: &Position, kind: PieceKind, sq: Square, occ: Bitboard) -> Bitboard {
-    let r = pos.rules();
-    match kind {
-        PieceKind::Knight => r.knight[sq.index()],
-        PieceKind::King => r.king[sq.index()],
-        _ => {
-            let mut bb = Bitboard::EMPTY;
-            for &d in &r.slider_dirs[kind.index()] {
-                bb |= r.geometry.slide(sq, d, occ);
-            }
-            bb
-        }
+impl PawnTerms {
+    /// White's terms less Black's.
+    fn balance(&self) -> Pair {
+        let mut p = self.structure[0];
+        p -= self.structure[1];
+        p += self.passed[0];
+        p -= self.passed[1];
+        p
     }
 }
 
-fn compute(pos: &Position) -> Terms {
-    let variant = pos.variant();
-    let t = tables(variant.kind, variant.layers);
-    let values = match variant.kind {
-        VariantKind::Hdc => &HDC_VALUES,
-        VariantKind::Haberkorn => &HABERKORN_VALUES,
-    };
-    let occ = pos.occupied();
-    let r = pos.rules();
-    let mut terms = Terms::default();
-    let kings = Color::ALL.map(|c| pos.king(c));
-    let zones = kings.map(|k| r.king[k.index()] | Bitboard::from(k));
+fn pawn_terms(pos: &Position, t: &Tables) -> PawnTerms {
+    let mut out = PawnTerms { structure: [Pair::default(); 2], passed: [Pair::default(); 2] };
     let mut pawn_cols = [0u64; 2];
     let mut col_count = [[0u8; 64]; 2];
     for c in Color::ALL {
@@ -202,61 +151,89 @@ fn compute(pos: &Position) -> Terms {
     }
     for c in Color::ALL {
         let ci = c.index();
+        let enemy_pawns = pos.pieces(!c, PieceKind::Pawn);
+        for sq in pos.pieces(c, PieceKind::Pawn) {
+            let rel = if c == Color::White { sq.rank() } else { 7 - sq.rank() } as usize;
+            if (t.passed[ci][sq.index()] & enemy_pawns).is_empty() {
+                out.passed[ci] += PASSED[rel];
+            }
+            let col = sq.layer() as usize * 8 + sq.file() as usize;
+            if pawn_cols[ci] & t.neighbours[col] == 0 {
+                out.structure[ci] += ISOLATED;
+            }
+        }
+        for &n in &col_count[ci] {
+            if n > 1 {
+                out.structure[ci] += Pair(DOUBLED.0 * (n as i32 - 1), DOUBLED.1 * (n as i32 - 1));
+            }
+        }
+    }
+    out
+}
+
+/// Per-colour mobility and king safety (the pieces' attacks on the enemy
+/// king zone count against the enemy, open lines to a king against its side).
+fn piece_terms(pos: &Position) -> ([Pair; 2], [Pair; 2]) {
+    let r = pos.rules();
+    let board = &pos.board;
+    let (mut mobility, mut king) = ([Pair::default(); 2], [Pair::default(); 2]);
+    let kings = Color::ALL.map(|c| pos.king(c));
+    for c in Color::ALL {
+        let ci = c.index();
+        // The colour bit of our mailbox codes.
+        let code = (ci as u8) << 3;
         let own = pos.color_pieces(c);
-        let enemy_zone = zones[(!c).index()];
-        let mirror = |sq: Square| match c {
-            Color::White => sq.index(),
-            Color::Black => Square::new(sq.file(), 7 - sq.rank(), sq.layer()).index(),
-        };
+        let ek = kings[(!c).index()];
+        let enemy_zone = r.king[ek.index()] | Bitboard::from(ek);
         let (mut zone_attackers, mut zone_weight) = (0, 0);
-        for kind in PieceKind::ALL {
+        let w = MOBILITY[PieceKind::Knight.index()];
+        for sq in pos.pieces(c, PieceKind::Knight) {
+            let att = r.knight[sq.index()];
+            let m = (att - own).count() as i32;
+            mobility[ci] += Pair(w.0 * m, w.1 * m);
+            let hits = (att & enemy_zone).count() as i32;
+            if hits > 0 {
+                zone_attackers += 1;
+                zone_weight += ZONE_WEIGHT[PieceKind::Knight.index()] * hits;
+            }
+        }
+        for kind in SLIDERS {
             let pieces = pos.pieces(c, kind);
             if pieces.is_empty() {
                 continue;
             }
-            let n = pieces.count() as i32;
-            terms.by[0][ci] += Pair(values[kind.index()].0 * n, values[kind.index()].1 * n);
-            terms.phase += PHASE[kind.index()] * n;
-            let pst = &t.pst[kind.index()];
+            let dirs = &r.slider_dirs[kind.index()];
+            let w = MOBILITY[kind.index()];
             for sq in pieces {
-                terms.by[1][ci] += pst[mirror(sq)];
-                if kind == PieceKind::Pawn {
-                    let rel = if c == Color::White { sq.rank() } else { 7 - sq.rank() } as usize;
-                    if (t.passed[ci][sq.index()] & pos.pieces(!c, PieceKind::Pawn)).is_empty() {
-                        terms.by[5][ci] += PASSED[rel];
+                // Rays from one square are disjoint: count each up to its
+                // first piece, which is reachable unless it is ours.
+                let (mut m, mut hits) = (0i32, 0i32);
+                for &d in dirs {
+                    for &s in r.geometry.ray_squares(sq, d) {
+                        m += 1;
+                        hits += enemy_zone.has(s) as i32;
+                        let v = board[s.index()];
+                        if v != 0 {
+                            m -= (v & 8 == code) as i32;
+                            break;
+                        }
                     }
-                    let col = sq.layer() as usize * 8 + sq.file() as usize;
-                    if pawn_cols[ci] & t.neighbours[col] == 0 {
-                        terms.by[4][ci] += ISOLATED;
-                    }
-                    continue;
                 }
-                let att = attacks(pos, kind, sq, occ);
-                if kind != PieceKind::King {
-                    let m = (att - own).count() as i32;
-                    let w = MOBILITY[kind.index()];
-                    terms.by[2][ci] += Pair(w.0 * m, w.1 * m);
-                }
-                let hits = (att & enemy_zone).count() as i32;
-                if hits > 0 && kind != PieceKind::King {
+                mobility[ci] += Pair(w.0 * m, w.1 * m);
+                if hits > 0 {
                     zone_attackers += 1;
                     zone_weight += ZONE_WEIGHT[kind.index()] * hits;
                 }
             }
         }
-        for &n in &col_count[ci] {
-            if n > 1 {
-                terms.by[4][ci] += Pair(DOUBLED.0 * (n as i32 - 1), DOUBLED.1 * (n as i32 - 1));
-            }
-        }
         // Our attacks on their king count against them.
         if zone_attackers >= 2 {
             let danger = zone_weight * zone_attackers.min(6) / 2;
-            terms.by[3][(!c).index()] += Pair(-danger, -danger / 4);
+            king[(!c).index()] += Pair(-danger, -danger / 4);
         }
         // Open lines to our king along which the enemy has a slider kind.
         let enemy_kinds =
-            PieceKind::ALL.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
+            SLIDERS.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
         let mut open = 0;
         for d in 0..NUM_DIRS {
             if r.slides_along[d] & enemy_kinds == 0 {
@@ -266,33 +243,119 @@ fn compute(pos: &Position) -> Terms {
             if ray.len() < 2 {
                 continue;
             }
-            match ray.iter().find(|s| occ.has(**s)) {
-                Some(s) if own.has(*s) => {}
+            match ray.iter().map(|s| board[s.index()]).find(|&v| v != 0) {
+                Some(v) if v & 8 == code => {}
                 _ => open += 1,
             }
         }
-        terms.by[3][ci] += Pair(OPEN_LINE * open, 0);
+        king[ci] += Pair(OPEN_LINE * open, 0);
     }
-    terms.phase = terms.phase.min(t.max_phase);
-    terms
+    (mobility, king)
 }
 
 fn blend(p: Pair, phase: i32, max_phase: i32) -> i32 {
     (p.0 * phase + p.1 * (max_phase - phase)) / max_phase.max(1)
 }
 
-/// The static evaluation in centipawns from the side to move's point of view.
-pub fn evaluate(pos: &Position) -> i32 {
-    let terms = compute(pos);
-    let variant = pos.variant();
-    let max = tables(variant.kind, variant.layers).max_phase;
-    let mut total = Pair::default();
-    for term in &terms.by {
-        total += Pair(term[0].0 - term[1].0, term[0].1 - term[1].1);
+/// The evaluation from the pawn terms' balance (White's less Black's).
+#[inline]
+fn finish(pos: &Position, t: &Tables, pawns: Pair) -> i32 {
+    let mut total = pawns;
+    total += pos.psq(Color::White);
+    total -= pos.psq(Color::Black);
+    let (mobility, king) = piece_terms(pos);
+    for term in [mobility, king] {
+        total += term[0];
+        total -= term[1];
     }
-    let white = blend(total, terms.phase, max);
+    let white = blend(total, pos.phase().min(t.max_phase), t.max_phase);
     let us = if pos.side_to_move() == Color::White { white } else { -white };
     us + TEMPO
+}
+
+/// The static evaluation in centipawns from the side to move's point of view.
+pub fn evaluate(pos: &Position) -> i32 {
+    let variant = pos.variant();
+    let t = tables(variant.kind, variant.layers);
+    finish(pos, t, pawn_terms(pos, t).balance())
+}
+
+/// [`evaluate`], with the pawn terms looked up in (or added to) `cache`.
+#[inline]
+pub fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
+    let variant = pos.variant();
+    let t = tables(variant.kind, variant.layers);
+    let key = pos.pawn_key();
+    let e = &mut cache.entries[key as usize & (PAWN_CACHE_SIZE - 1)];
+    let pawns = if e.key == key && e.tables == t.id {
+        e.balance
+    } else {
+        let balance = pawn_terms(pos, t).balance();
+        *e = PawnEntry { key, tables: t.id, balance };
+        balance
+    };
+    finish(pos, t, pawns)
+}
+
+/// Slots of a [`PawnCache`] (a power of two).
+const PAWN_CACHE_SIZE: usize = 1 << 13;
+
+#[derive(Clone, Copy, Default)]
+struct PawnEntry {
+    /// The pawn key ([`Position::pawn_key`]).
+    key: u64,
+    /// The variant tables' id (0: empty).
+    tables: u8,
+    /// The pawn terms, White's less Black's.
+    balance: Pair,
+}
+
+/// One search thread's memory of pawn terms by pawn key and variant: they
+/// depend on the pawns alone, which change in few moves.
+pub struct PawnCache {
+    entries: Box<[PawnEntry]>,
+}
+
+impl Default for PawnCache {
+    fn default() -> PawnCache {
+        PawnCache::new()
+    }
+}
+
+impl PawnCache {
+    /// An empty cache (about 200 KB).
+    pub fn new() -> PawnCache {
+        PawnCache { entries: vec![PawnEntry::default(); PAWN_CACHE_SIZE].into_boxed_slice() }
+    }
+}
+
+#[derive(Default)]
+struct Terms {
+    by: [[Pair; 2]; 6],
+    phase: i32,
+}
+
+/// Every term from scratch (for [`trace`]).
+fn compute(pos: &Position) -> Terms {
+    let variant = pos.variant();
+    let t = tables(variant.kind, variant.layers);
+    let psq = PsqTable::get(variant.kind, variant.layers);
+    let values = psq::values(variant.kind);
+    let mut terms = Terms::default();
+    for c in Color::ALL {
+        for kind in PieceKind::ALL {
+            for sq in pos.pieces(c, kind) {
+                terms.by[0][c.index()] += values[kind.index()];
+                terms.by[1][c.index()] += psq.pst[kind.index()][mirror(c, sq)];
+                terms.phase += PHASE[kind.index()];
+            }
+        }
+    }
+    (terms.by[2], terms.by[3]) = piece_terms(pos);
+    let pawns = pawn_terms(pos, t);
+    (terms.by[4], terms.by[5]) = (pawns.structure, pawns.passed);
+    terms.phase = terms.phase.min(t.max_phase);
+    terms
 }
 
 /// A table of the evaluation terms (White, Black, difference; mg and eg) and
@@ -334,6 +397,189 @@ pub fn trace(pos: &Position) -> String {
 mod tests {
     use super::*;
     use crate::core::Variant;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use rand::seq::IndexedRandom;
+
+    /// The squares a non-pawn piece on `sq` attacks (the evaluation as first written).
+    #[inline]
+    fn attacks(pos: &Position, kind: PieceKind, sq: Square, occ: Bitboard) -> Bitboard {
+        let r = pos.rules();
+        match kind {
+            PieceKind::Knight => r.knight[sq.index()],
+            PieceKind::King => r.king[sq.index()],
+            _ => {
+                let mut bb = Bitboard::EMPTY;
+                for &d in &r.slider_dirs[kind.index()] {
+                    bb |= r.geometry.slide(sq, d, occ);
+                }
+                bb
+            }
+        }
+    }
+
+    fn reference_terms(pos: &Position) -> Terms {
+        let variant = pos.variant();
+        let t = tables(variant.kind, variant.layers);
+        let pst_table = PsqTable::get(variant.kind, variant.layers);
+        let values = psq::values(variant.kind);
+        let occ = pos.occupied();
+        let r = pos.rules();
+        let mut terms = Terms::default();
+        let kings = Color::ALL.map(|c| pos.king(c));
+        let zones = kings.map(|k| r.king[k.index()] | Bitboard::from(k));
+        let mut pawn_cols = [0u64; 2];
+        let mut col_count = [[0u8; 64]; 2];
+        for c in Color::ALL {
+            for sq in pos.pieces(c, PieceKind::Pawn) {
+                let col = sq.layer() as usize * 8 + sq.file() as usize;
+                pawn_cols[c.index()] |= 1 << col;
+                col_count[c.index()][col] += 1;
+            }
+        }
+        for c in Color::ALL {
+            let ci = c.index();
+            let own = pos.color_pieces(c);
+            let enemy_zone = zones[(!c).index()];
+            let mirror = |sq: Square| match c {
+                Color::White => sq.index(),
+                Color::Black => Square::new(sq.file(), 7 - sq.rank(), sq.layer()).index(),
+            };
+            let (mut zone_attackers, mut zone_weight) = (0, 0);
+            for kind in PieceKind::ALL {
+                let pieces = pos.pieces(c, kind);
+                if pieces.is_empty() {
+                    continue;
+                }
+                let n = pieces.count() as i32;
+                terms.by[0][ci] += Pair(values[kind.index()].0 * n, values[kind.index()].1 * n);
+                terms.phase += PHASE[kind.index()] * n;
+                let pst = &pst_table.pst[kind.index()];
+                for sq in pieces {
+                    terms.by[1][ci] += pst[mirror(sq)];
+                    if kind == PieceKind::Pawn {
+                        let rel = if c == Color::White { sq.rank() } else { 7 - sq.rank() } as usize;
+                        if (t.passed[ci][sq.index()] & pos.pieces(!c, PieceKind::Pawn)).is_empty() {
+                            terms.by[5][ci] += PASSED[rel];
+                        }
+                        let col = sq.layer() as usize * 8 + sq.file() as usize;
+                        if pawn_cols[ci] & t.neighbours[col] == 0 {
+                            terms.by[4][ci] += ISOLATED;
+                        }
+                        continue;
+                    }
+                    let att = attacks(pos, kind, sq, occ);
+                    if kind != PieceKind::King {
+                        let m = (att - own).count() as i32;
+                        let w = MOBILITY[kind.index()];
+                        terms.by[2][ci] += Pair(w.0 * m, w.1 * m);
+                    }
+                    let hits = (att & enemy_zone).count() as i32;
+                    if hits > 0 && kind != PieceKind::King {
+                        zone_attackers += 1;
+                        zone_weight += ZONE_WEIGHT[kind.index()] * hits;
+                    }
+                }
+            }
+            for &n in &col_count[ci] {
+                if n > 1 {
+                    terms.by[4][ci] += Pair(DOUBLED.0 * (n as i32 - 1), DOUBLED.1 * (n as i32 - 1));
+                }
+            }
+            // Our attacks on their king count against them.
+            if zone_attackers >= 2 {
+                let danger = zone_weight * zone_attackers.min(6) / 2;
+                terms.by[3][(!c).index()] += Pair(-danger, -danger / 4);
+            }
+            // Open lines to our king along which the enemy has a slider kind.
+            let enemy_kinds =
+                PieceKind::ALL.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
+            let mut open = 0;
+            for d in 0..NUM_DIRS {
+                if r.slides_along[d] & enemy_kinds == 0 {
+                    continue;
+                }
+                let ray = r.geometry.ray_squares(kings[ci], d);
+                if ray.len() < 2 {
+                    continue;
+                }
+                match ray.iter().find(|s| occ.has(**s)) {
+                    Some(s) if own.has(*s) => {}
+                    _ => open += 1,
+                }
+            }
+            terms.by[3][ci] += Pair(OPEN_LINE * open, 0);
+        }
+        terms.phase = terms.phase.min(t.max_phase);
+        terms
+    }
+
+    /// The evaluation as first written: every term from scratch.
+    fn reference_evaluate(pos: &Position) -> i32 {
+        let terms = reference_terms(pos);
+        let variant = pos.variant();
+        let max = tables(variant.kind, variant.layers).max_phase;
+        let mut total = Pair::default();
+        for term in &terms.by {
+            total += Pair(term[0].0 - term[1].0, term[0].1 - term[1].1);
+        }
+        let white = blend(total, terms.phase, max);
+        let us = if pos.side_to_move() == Color::White { white } else { -white };
+        us + TEMPO
+    }
+
+    /// Random games: at every node the incremental sums equal a count from
+    /// scratch, and the evaluation (plain, cached, traced) equals the
+    /// evaluation as first written.
+    fn playouts(variant: Variant, seed: u64, games: usize) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut cache = PawnCache::new();
+        for _ in 0..games {
+            let mut pos = Position::start(variant);
+            for _ in 0..150 {
+                let expect = reference_evaluate(&pos);
+                assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key), "{}", pos.fen());
+                assert_eq!(evaluate(&pos), expect, "{}", pos.fen());
+                assert_eq!(evaluate_cached(&pos, &mut cache), expect, "{}", pos.fen());
+                let terms = compute(&pos);
+                let reference = reference_terms(&pos);
+                assert_eq!((terms.by, terms.phase), (reference.by, reference.phase), "{}", pos.fen());
+                let moves = pos.legal_moves();
+                let Some(&m) = moves.choose(&mut rng) else { break };
+                // Make and unmake every move first: unmake must restore the sums.
+                for &other in moves.iter().take(20) {
+                    let undo = pos.make(other);
+                    assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key));
+                    pos.unmake(other, &undo);
+                }
+                pos.make(m);
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_and_cached_evaluation_equal_the_reference_in_hdc() {
+        playouts(Variant::hdc(), 11, 4);
+    }
+
+    #[test]
+    fn incremental_and_cached_evaluation_equal_the_reference_in_haberkorn() {
+        playouts(Variant::haberkorn(), 12, 6);
+        playouts(Variant::haberkorn_with(6, 3, 4, true, true).unwrap(), 13, 6);
+        playouts(Variant::haberkorn_with(3, 1, 3, false, false).unwrap(), 14, 6);
+    }
+
+    #[test]
+    fn null_moves_keep_the_sums() {
+        let mut pos = Position::start(Variant::hdc());
+        pos.play("e2-IVe4-IV").unwrap();
+        let before = (pos.psq, pos.phase, pos.pawn_key);
+        let undo = pos.make_null();
+        assert_eq!((pos.psq, pos.phase, pos.pawn_key), before);
+        assert_eq!(evaluate(&pos), reference_evaluate(&pos));
+        pos.unmake_null(&undo);
+        assert_eq!(pos.compute_values(), before);
+    }
 
     #[test]
     fn start_positions_are_level_and_symmetric() {

@@ -5,6 +5,12 @@
 //! when it returns, so the buffer works as a stack of move lists without a
 //! heap allocation per node (and without 57 KB `MoveList`s on the stack).
 //!
+//! Selection swaps the best move of the rest into place, so the order of
+//! equally scored moves depends on earlier swaps. Long lists that get past
+//! their first move are picked through a tournament tree over the list's
+//! positions instead of a scan of the rest: the same move each time (the best
+//! score, the lowest position on ties), in O(log n) per pick.
+//!
 //! Order: the TT move, then winning or even captures and queen promotions by
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
 //! captures that lose material in exchange (SEE) and underpromotions.
@@ -26,10 +32,33 @@ const COUNTER: i32 = 980_000;
 pub const BAD_CAPTURE: i32 = -1_000_000;
 const UNDERPROMOTION: i32 = -2_000_000;
 
+/// Lists at least this long get a tournament tree from their second pick on.
+const TREE_MIN: usize = 24;
+/// A tree leaf whose position was picked already (below every real key).
+const PICKED: i64 = i64::MIN;
+
+/// The tree key of the score `score` at position `p` of a list: the larger
+/// key is the higher score, on equal scores the lower position.
+#[inline(always)]
+fn tree_key(score: i32, p: usize) -> i64 {
+    (score as i64) << 16 | (0xffff - p) as i64
+}
+
+/// The list position of a tree key.
+#[inline(always)]
+fn key_position(key: i64) -> usize {
+    0xffff - (key & 0xffff) as usize
+}
+
 /// The moves of every node on the current path, as one stack.
 pub struct MoveBuffer {
     moves: Vec<Move>,
     scores: Vec<i32>,
+    /// The tournament trees of the lists on the stack: the list at
+    /// `start..end` keeps its tree, node `k` in `1..2n` (leaf of position
+    /// `start + p` at `n + p`), at `tree[2 * start + k]`; each node holds the
+    /// largest [`tree_key`] below it (positions relative to `start`), or [`PICKED`].
+    tree: Vec<i64>,
 }
 
 impl Default for MoveBuffer {
@@ -85,7 +114,11 @@ impl MoveSink for BufferSink<'_> {
 impl MoveBuffer {
     /// An empty buffer with room for a few full hdc move lists.
     pub fn new() -> MoveBuffer {
-        MoveBuffer { moves: Vec::with_capacity(1 << 15), scores: Vec::with_capacity(1 << 15) }
+        MoveBuffer {
+            moves: Vec::with_capacity(1 << 15),
+            scores: Vec::with_capacity(1 << 15),
+            tree: Vec::with_capacity(1 << 16),
+        }
     }
 
     /// The first free index (where the next node's moves will start).
@@ -163,18 +196,63 @@ impl MoveBuffer {
         }
     }
 
-    /// Moves the best-scored move of `i..end` to `i` and returns it.
+    /// Moves the best-scored move of `i..end` to `i` and returns it (the
+    /// first of equal scores); `start..end` is the node's list, picked in
+    /// order from `start`.
     #[inline]
-    pub fn pick(&mut self, i: usize, end: usize) -> Move {
-        let mut best = i;
-        for j in i + 1..end {
-            if self.scores[j] > self.scores[best] {
-                best = j;
-            }
+    pub fn pick(&mut self, start: usize, i: usize, end: usize) -> Move {
+        let n = end - start;
+        let tree = n >= TREE_MIN && i > start;
+        if tree && i == start + 1 {
+            self.build_tree(start, i, end);
         }
+        let best = if tree { start + key_position(self.tree[2 * start + 1]) } else { self.scan(i, end) };
+        debug_assert_eq!(best, self.scan(i, end));
         self.moves.swap(i, best);
         self.scores.swap(i, best);
+        if tree {
+            // Position `i` leaves the tree; `best` now holds the score that was at `i`.
+            if best != i {
+                self.tree_update(start, n, best - start, tree_key(self.scores[best], best - start));
+            }
+            self.tree_update(start, n, i - start, PICKED);
+        }
         self.moves[i]
+    }
+
+    /// The position of the best score in `i..end`, the lowest on ties.
+    #[inline]
+    fn scan(&self, i: usize, end: usize) -> usize {
+        let scores = &self.scores[i..end];
+        let max = scores.iter().copied().max().unwrap_or(0);
+        i + scores.iter().position(|&s| s == max).unwrap_or(0)
+    }
+
+    /// Builds the tree of `start..end` with the positions before `i` picked.
+    fn build_tree(&mut self, start: usize, i: usize, end: usize) {
+        let n = end - start;
+        if self.tree.len() < 2 * end {
+            self.tree.resize(2 * end, PICKED);
+        }
+        let tree = &mut self.tree[2 * start..2 * end];
+        for (p, &score) in self.scores[start..end].iter().enumerate() {
+            tree[n + p] = if start + p < i { PICKED } else { tree_key(score, p) };
+        }
+        for k in (1..n).rev() {
+            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
+        }
+    }
+
+    /// Sets the leaf of position `start + p` (of a list of `n`) and replays its path to the root.
+    #[inline]
+    fn tree_update(&mut self, start: usize, n: usize, p: usize, leaf: i64) {
+        let tree = &mut self.tree[2 * start..2 * (start + n)];
+        let mut k = n + p;
+        tree[k] = leaf;
+        while k > 1 {
+            k /= 2;
+            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
+        }
     }
 }
 
@@ -247,8 +325,42 @@ mod tests {
         let (s, e) = buf.generate(&pos, false);
         let tt = buf.get(s + 3);
         buf.score(&pos, s..e, tt, &History::new(), 0, Move::NONE);
-        assert_eq!(buf.pick(s, e), tt);
-        let second = buf.pick(s + 1, e);
+        assert_eq!(buf.pick(s, s, e), tt);
+        let second = buf.pick(s, s + 1, e);
         assert_eq!(second.to().to_string(), "d5-IV", "the pawn capture comes next: {second}");
+    }
+
+    #[test]
+    fn tree_picks_equal_selection_with_ties() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(7);
+        for round in 0..200 {
+            let n = rng.random_range(1..300);
+            let spread = [2, 5, 50, 100_000][round % 4];
+            let mut buf = MoveBuffer::new();
+            // Something below, as a parent node's list would be.
+            let below = rng.random_range(0..40);
+            for j in 0..below + n {
+                buf.moves.push(Move::new(Square::from_index_unchecked(j % 512), Square::from_index_unchecked(j / 512)));
+                buf.scores.push(rng.random_range(0..spread) - spread / 2);
+            }
+            let (start, end) = (below, below + n);
+            let (mut moves, mut scores) = (buf.moves.clone(), buf.scores.clone());
+            for i in start..end {
+                // Plain selection with swaps.
+                let mut best = i;
+                for j in i + 1..end {
+                    if scores[j] > scores[best] {
+                        best = j;
+                    }
+                }
+                moves.swap(i, best);
+                scores.swap(i, best);
+                assert_eq!(buf.pick(start, i, end), moves[i], "round {round}, pick {i}");
+                assert_eq!(buf.score_at(i), scores[i]);
+            }
+            assert_eq!(buf.moves, moves);
+        }
     }
 }

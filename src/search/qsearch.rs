@@ -4,7 +4,7 @@
 //! the score to alpha; after `qs_recaptures_from` plies only recaptures are
 //! searched, which keeps hdc's long pawn-eating chains finite.
 
-use super::eval::{evaluate, piece_value};
+use super::eval::{evaluate_cached, piece_value};
 use super::movepick::{BAD_CAPTURE, captured};
 use super::score::{INF, MAX_PLY, mated_in, score_from_tt, score_to_tt};
 use super::tt::TtBound;
@@ -24,7 +24,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(&self.pos);
+            return evaluate_cached(&self.pos, &mut self.pawns);
         }
         let in_check = self.pos.in_check();
         let key = self.pos.key();
@@ -37,7 +37,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let stand_pat = if in_check { -INF } else { evaluate(&self.pos) };
+        let stand_pat = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.pawns) };
         if stand_pat >= beta {
             return stand_pat;
         }
@@ -54,7 +54,7 @@ impl Searcher<'_> {
         let (mut best, mut best_move) = (stand_pat, Move::NONE);
         let recaptures_only = qply >= t.qs_recaptures_from as usize && !prev.is_none();
         for i in start..end {
-            let m = self.buf.pick(i, end);
+            let m = self.buf.pick(start, i, end);
             if !in_check {
                 if recaptures_only && m.to() != prev.to() {
                     continue;
@@ -70,6 +70,7 @@ impl Searcher<'_> {
             }
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
+            self.shared.tt.prefetch(self.pos.key());
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);
             self.pos.unmake(m, &undo);
             if self.aborted() {

@@ -10,7 +10,7 @@
 //! pruned by move count, futility or exchange loss (a quiet mating check
 //! deep in a long move list must still be tried).
 
-use super::eval::evaluate;
+use super::eval::evaluate_cached;
 use super::history::bonus;
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mated_in, score_from_tt, score_to_tt};
@@ -65,7 +65,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(&self.pos);
+            return evaluate_cached(&self.pos, &mut self.pawns);
         }
         alpha = alpha.max(mated_in(ply));
         beta = beta.min(-mated_in(ply + 1));
@@ -86,7 +86,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let eval = if in_check { -INF } else { evaluate(&self.pos) };
+        let eval = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.pawns) };
         self.stack[ply].eval = eval;
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
@@ -127,7 +127,7 @@ impl Searcher<'_> {
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut tried = 0;
         for i in start..end {
-            let m = self.buf.pick(i, end);
+            let m = self.buf.pick(start, i, end);
             let quiet = is_quiet(&self.pos, m);
             let order = self.buf.score_at(i);
             if !in_check && tried > 0 && depth <= prune_depth && best > -MATE_BOUND && !self.safe_check(m) {
@@ -160,6 +160,7 @@ impl Searcher<'_> {
             let safe_check = reducible && self.safe_check(m);
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
+            self.shared.tt.prefetch(self.pos.key());
             tried += 1;
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;

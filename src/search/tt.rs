@@ -131,6 +131,14 @@ impl TranspositionTable {
         ((key as u128 * self.clusters as u128) >> 64) as usize * WORDS_PER_CLUSTER
     }
 
+    /// Starts loading the cluster of `key` into the cache, so that a
+    /// [`TranspositionTable::probe`] soon after finds it there (a load whose
+    /// value is unused: the processor goes on while it completes).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        std::hint::black_box(self.words[self.cluster(key)].load(Ordering::Relaxed));
+    }
+
     /// The entry stored for `key`, if any (a torn or foreign entry is never returned).
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
