@@ -97,7 +97,7 @@ fn fault_match(name: &str, fault: &str, limits: &str, wrap: bool) -> Outcome {
     let wrap_args = if wrap { format!(" arg=--wrap arg={}", engine()) } else { String::new() };
     let bad_args: String = words(fault).iter().map(|w| format!(" arg={w}")).collect();
     let mut args = words(&format!(
-        "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args} readytimeout=0.5",
+        "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args} readytimeout=3",
         f = fake()
     ));
     args.extend(words(&format!("--each {limits} --maxmoves 6 --rounds 1 --concurrency 1 --seed 1")));
