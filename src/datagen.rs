@@ -18,13 +18,13 @@
 //! `0.5` or `0`. Lines starting with `#` are the header (the command, the
 //! settings) and are ignored by readers, as are blank lines.
 
+use crate::arena::openings::play_random_plies;
 use crate::core::{Color, GameState, Position, Variant};
 use crate::search::movepick::is_quiet;
 use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
 use crate::shard::Shard;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use std::fmt;
@@ -199,15 +199,7 @@ pub fn opening(cfg: &DatagenConfig, index: u64) -> Position {
         Variant::haberkorn_with(layers, white, black, false, false).unwrap_or_else(|_| Variant::haberkorn())
     };
     let mut pos = Position::start(variant);
-    for _ in 0..cfg.random_plies {
-        let moves: Vec<_> = pos.legal_moves().into_iter().collect();
-        let Some(&m) = moves.choose(&mut rng) else { break };
-        let undo = pos.make(m);
-        if pos.game_state().is_over() {
-            pos.unmake(m, &undo);
-            break;
-        }
-    }
+    play_random_plies(&mut pos, cfg.random_plies, &mut rng);
     pos.clear_history();
     pos
 }

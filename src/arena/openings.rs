@@ -150,17 +150,22 @@ impl OpeningBook {
         let mut rng = StdRng::seed_from_u64(self.seed ^ (round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         // An opening already checked: the FEN parses.
         let Ok(mut pos) = Position::from_fen(&fen, variant) else { return Opening { variant, fen } };
-        for _ in 0..self.random_plies {
-            let moves = pos.legal_moves();
-            let candidates: Vec<_> = moves.into_iter().collect();
-            let Some(&m) = candidates.choose(&mut rng) else { break };
-            let undo = pos.make(m);
-            if pos.game_state() != GameState::Ongoing {
-                pos.unmake(m, &undo);
-                break;
-            }
-        }
+        play_random_plies(&mut pos, self.random_plies, &mut rng);
         Opening { variant, fen: pos.fen() }
+    }
+}
+
+/// Plays up to `plies` random legal moves on `pos`, stopping before a move
+/// that would end the game (or when there is no legal move).
+pub fn play_random_plies(pos: &mut Position, plies: u32, rng: &mut StdRng) {
+    for _ in 0..plies {
+        let moves: Vec<_> = pos.legal_moves().into_iter().collect();
+        let Some(&m) = moves.choose(rng) else { break };
+        let undo = pos.make(m);
+        if pos.game_state() != GameState::Ongoing {
+            pos.unmake(m, &undo);
+            break;
+        }
     }
 }
 

@@ -34,8 +34,7 @@ pub fn material_values(kind: VariantKind) -> [(i32, i32); 7] {
 pub fn phase(pos: &Position) -> (i32, i32) {
     let variant = pos.variant();
     let max = tables(variant.kind, variant.layers).max_phase;
-    let phase: i32 = PieceKind::ALL.iter().map(|&k| PHASE[k.index()] * pos.kind_pieces(k).count() as i32).sum();
-    (phase.min(max), max)
+    (pos.phase().min(max), max)
 }
 
 /// Mobility per reachable square (mg, eg) by kind.
