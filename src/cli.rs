@@ -31,11 +31,11 @@ pub enum Command {
     Gui(cubist::gui::GuiArgs),
     /// Self-play data for tuning the evaluation: quiet positions with score and result (see protocol.md).
     Datagen(DatagenCli),
-    /// Fit the evaluation's material values of one game to `datagen` data (Texel's method, Adam).
+    /// Fit every evaluation weight of one game to `datagen` data (Texel's method, Adam).
     Tune(TuneCli),
 }
 
-/// `cubist tune`: fits material values to self-play data.
+/// `cubist tune`: fits every evaluation weight to self-play data.
 #[derive(Args)]
 pub struct TuneCli {
     /// Data sets written by `cubist datagen`.
@@ -53,10 +53,20 @@ pub struct TuneCli {
     /// Weight of the game result in the target, 0 to 1 (the rest: the search score).
     #[arg(long, default_value_t = 0.5)]
     pub lambda: f64,
+    /// The pull towards the starting weights (this times the squared distance in centipawns² joins the loss).
+    #[arg(long, default_value_t = 1e-8)]
+    pub l2: f64,
+    /// Share of the positions (the last ones, whole games) held out to report the loss on unseen games.
+    #[arg(long, default_value_t = 0.1)]
+    pub validation: f64,
+    /// Fit only these weight groups (comma-separated: material, file, layer, rank, mobility,
+    /// king-attack, open-line, passed, doubled, isolated, tempo); the rest keep their values.
+    #[arg(long, value_delimiter = ',')]
+    pub fit: Option<Vec<String>>,
     /// Threads for the gradient (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// Write the fitted values as Rust source for src/search/eval.rs to include.
+    /// Write the fitted weights as Rust source for the build to include (src/core/weights_GAME.rs).
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
 }

@@ -130,9 +130,12 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("line {bad_line}: ")) && stderr.contains("(skipped)"), "{stderr}");
-    assert!(stdout.contains("positions of haberkorn, K = ") && stdout.contains("epoch     50"), "{stdout}");
+    assert!(
+        stdout.contains("positions of haberkorn (") && stdout.contains("K = ") && stdout.contains("epoch     50"),
+        "{stdout}"
+    );
     let source = std::fs::read_to_string(&rs).unwrap();
-    assert!(source.contains("const HABERKORN_VALUES: [Pair; 7] = [Pair("), "{source}");
+    assert!(source.contains("const HABERKORN_WEIGHTS: Weights = Weights {"), "{source}");
     let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
         .args(["tune", "--game", "hdc", "--data"])
         .arg(&data)
@@ -140,6 +143,24 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
         .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no hdc positions"));
+    // Fitting only some groups: an unknown group is refused by name, and nothing is written.
+    let _ = std::fs::remove_file(&rs);
+    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["tune", "--game", "haberkorn", "--epochs", "5", "--fit", "mobility,placement", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&rs)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown weight group \"placement\""));
+    assert!(!rs.exists());
+    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["tune", "--game", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_file(data);
     let _ = std::fs::remove_file(rs);
 }

@@ -13,6 +13,7 @@ pub mod position;
 pub mod psq;
 pub mod square;
 pub mod variant;
+pub mod weights;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;

@@ -9,6 +9,7 @@
 use super::piece::{Color, PieceKind};
 use super::square::{NUM_SQUARES, Square};
 use super::variant::VariantKind;
+use super::weights::{Weights, at, edge_distance, weights};
 use std::sync::OnceLock;
 
 /// A (middle game, end game) pair of centipawns.
@@ -31,21 +32,12 @@ impl std::ops::SubAssign for Pair {
     }
 }
 
-// The material values (mg, eg) by kind, one file per game, in the form
-// `cubist tune --out` writes them (the data and command that fitted them are
-// recorded at the top of each file).
-include!("material_hdc.rs");
-include!("material_haberkorn.rs");
-
 /// Game-phase weight of each kind (pawns and kings count nothing).
 pub const PHASE: [i32; 7] = [0, 1, 1, 2, 3, 4, 0];
 
-/// The material values of a variant kind.
-pub const fn values(kind: VariantKind) -> &'static [Pair; 7] {
-    match kind {
-        VariantKind::Hdc => &HDC_VALUES,
-        VariantKind::Haberkorn => &HABERKORN_VALUES,
-    }
+/// The material values of a variant kind (the first group of its [`Weights`]).
+pub fn values(kind: VariantKind) -> &'static [Pair; 7] {
+    weights(kind).w[..7].try_into().expect("the material group holds 7 pairs")
 }
 
 /// The piece-square tables of one variant and board size.
@@ -68,26 +60,9 @@ impl PsqTable {
     }
 
     fn build(kind: VariantKind, layers: u8) -> PsqTable {
-        let mid_z = (layers as f32 - 1.0) / 2.0;
-        let centre = |v: u8, mid: f32| mid - (v as f32 - mid).abs();
+        let w = weights(kind);
         let pst: [Vec<Pair>; PieceKind::COUNT] = std::array::from_fn(|k| {
-            (0..NUM_SQUARES)
-                .map(|i| {
-                    let sq = Square::from_index(i).unwrap_or(Square::new(0, 0, 0));
-                    let (cx, cy, cz) = (centre(sq.file(), 3.5), centre(sq.rank(), 3.5), centre(sq.layer(), mid_z));
-                    let c = cx + cy + cz;
-                    let y = sq.rank() as f32;
-                    let p = match PieceKind::from_index(k).unwrap_or(PieceKind::King) {
-                        PieceKind::Pawn => (y * 4.0 + (cx + cz) * 2.0, y * 10.0),
-                        PieceKind::Knight => (c * 6.0 - 10.0, c * 4.0 - 6.0),
-                        PieceKind::Bishop => (c * 3.0, c * 3.0),
-                        PieceKind::Rook => (cz * 2.0 + cx, c * 1.0),
-                        PieceKind::Duke | PieceKind::Queen => (c * 2.0, c * 3.0),
-                        PieceKind::King => (-y * 10.0 - (cx + cz) * 2.0, c * 6.0 - 10.0),
-                    };
-                    Pair(p.0.round() as i32, p.1.round() as i32)
-                })
-                .collect()
+            (0..NUM_SQUARES).map(|i| placement(w, k, Square::from_index_unchecked(i), layers)).collect()
         });
         let material = values(kind);
         let mut both = Vec::with_capacity(2 * PieceKind::COUNT * NUM_SQUARES);
@@ -109,6 +84,14 @@ impl PsqTable {
     pub fn value(&self, color: Color, kind: PieceKind, sq: Square) -> Pair {
         self.both[(color.index() * PieceKind::COUNT + kind.index()) * NUM_SQUARES + sq.index()]
     }
+}
+
+/// The placement pair of a White piece of kind index `k` on `sq` on a board of `layers` layers.
+pub fn placement(w: &Weights, k: usize, sq: Square, layers: u8) -> Pair {
+    let mut p = w.w[at::FILE + 4 * k + edge_distance(sq.file(), 8)];
+    p += w.w[at::LAYER + 4 * k + edge_distance(sq.layer(), layers)];
+    p += w.w[at::RANK + 8 * k + sq.rank() as usize];
+    p
 }
 
 /// The square index `color` reads the White piece-square tables at (Black's is rank-mirrored).

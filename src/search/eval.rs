@@ -3,15 +3,19 @@
 //! king zone and open lines) and pawn structure (passed pawns under each
 //! variant's capture pattern, doubled and isolated pawns).
 //!
-//! Every term is computed per colour as a (middle game, end game) pair so that
-//! [`trace`] can list them; [`evaluate`] only sums them. Material and
-//! placement come from the sums the position keeps in make/unmake (see
-//! [`crate::core::psq`]); the pawn terms depend on the pawns alone and are
-//! kept in a per-thread [`PawnCache`] by the search; mobility and king-zone
-//! attacks are counted in one walk along each slider's rays.
+//! The evaluation is a sum of weight × feature: every weight lives in the
+//! game's [`Weights`] (fitted by `cubist tune`), and every term is counted
+//! into a [`Sink`] that either multiplies by the weights ([`evaluate`]),
+//! groups the terms per colour ([`trace`]) or records the feature counts
+//! for the tuner ([`features`]). Material and placement come from the sums
+//! the position keeps in make/unmake (see [`crate::core::psq`]); the pawn
+//! terms depend on the pawns alone and are kept in a per-thread
+//! [`PawnCache`] by the search; mobility and king-zone attacks are counted
+//! in one walk along each slider's rays.
 
 use crate::core::geometry::NUM_DIRS;
-use crate::core::psq::{self, PHASE, PsqTable, mirror};
+use crate::core::psq::{self, PHASE, mirror};
+use crate::core::weights::{Weights, at, edge_distance, weights};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
 use std::fmt::Write;
 use std::sync::OnceLock;
@@ -37,17 +41,8 @@ pub fn phase(pos: &Position) -> (i32, i32) {
     (pos.phase().min(max), max)
 }
 
-/// Mobility per reachable square (mg, eg) by kind.
-const MOBILITY: [Pair; 7] = [Pair(0, 0), Pair(4, 4), Pair(3, 3), Pair(2, 4), Pair(2, 3), Pair(1, 2), Pair(0, 0)];
-/// King-zone attack weight by attacking kind.
-const ZONE_WEIGHT: [i32; 7] = [1, 2, 2, 3, 4, 5, 0];
-/// Passed pawn bonus by relative rank (mg, eg).
-const PASSED: [Pair; 8] =
-    [Pair(0, 0), Pair(5, 10), Pair(8, 15), Pair(15, 30), Pair(30, 55), Pair(50, 95), Pair(80, 150), Pair(0, 0)];
-const DOUBLED: Pair = Pair(-10, -20);
-const ISOLATED: Pair = Pair(-8, -12);
-const OPEN_LINE: i32 = -6;
-const TEMPO: i32 = 10;
+/// Attacking pieces counted at most in the king-attack feature.
+const MAX_ZONE_ATTACKERS: i32 = 6;
 /// The kinds that slide.
 const SLIDERS: [PieceKind; 4] = [PieceKind::Bishop, PieceKind::Rook, PieceKind::Duke, PieceKind::Queen];
 
@@ -115,30 +110,95 @@ impl Tables {
     }
 }
 
-/// The evaluation terms, each per colour.
+/// The evaluation terms, each per colour (for [`trace`]).
 const TERMS: [&str; 6] = ["Material", "Placement", "Mobility", "King safety", "Pawns", "Passed"];
 
-/// Per-colour pairs of the terms that depend on the pawns alone.
-struct PawnTerms {
-    /// Doubled and isolated pawns.
-    structure: [Pair; 2],
-    /// Passed pawns.
-    passed: [Pair; 2],
+/// The [`TERMS`] entry a weight belongs to.
+fn term_of(index: usize) -> usize {
+    match index {
+        i if i < at::FILE => 0,
+        i if i < at::MOBILITY => 1,
+        i if i < at::KING_ATTACK => 2,
+        i if i < at::PASSED => 3,
+        i if i < at::DOUBLED => 5,
+        _ => 4,
+    }
 }
 
-impl PawnTerms {
-    /// White's terms less Black's.
+/// Where the evaluation's feature counts go.
+trait Sink {
+    /// Counts weight `index` `n` times for colour `c`.
+    fn add(&mut self, c: Color, index: usize, n: i32);
+}
+
+/// Sums weight × count per colour.
+struct Weighted<'a> {
+    w: &'a Weights,
+    total: [Pair; 2],
+}
+
+impl<'a> Weighted<'a> {
+    fn new(w: &'a Weights) -> Weighted<'a> {
+        Weighted { w, total: [Pair::default(); 2] }
+    }
+
+    /// White's sum less Black's.
     fn balance(&self) -> Pair {
-        let mut p = self.structure[0];
-        p -= self.structure[1];
-        p += self.passed[0];
-        p -= self.passed[1];
+        let mut p = self.total[0];
+        p -= self.total[1];
         p
     }
 }
 
-fn pawn_terms(pos: &Position, t: &Tables) -> PawnTerms {
-    let mut out = PawnTerms { structure: [Pair::default(); 2], passed: [Pair::default(); 2] };
+impl Sink for Weighted<'_> {
+    #[inline(always)]
+    fn add(&mut self, c: Color, index: usize, n: i32) {
+        let p = self.w.w[index];
+        self.total[c.index()] += Pair(p.0 * n, p.1 * n);
+    }
+}
+
+/// Sums weight × count per colour and term.
+struct Traced<'a> {
+    w: &'a Weights,
+    by: [[Pair; 2]; 6],
+}
+
+impl Sink for Traced<'_> {
+    fn add(&mut self, c: Color, index: usize, n: i32) {
+        let p = self.w.w[index];
+        self.by[term_of(index)][c.index()] += Pair(p.0 * n, p.1 * n);
+    }
+}
+
+/// Counts each weight's feature, White's less Black's.
+struct Counts([i32; at::COUNT]);
+
+impl Sink for Counts {
+    fn add(&mut self, c: Color, index: usize, n: i32) {
+        self.0[index] += if c == Color::White { n } else { -n };
+    }
+}
+
+/// Material and placement of every piece, counted from scratch.
+fn piece_square_terms(pos: &Position, sink: &mut impl Sink) {
+    let layers = pos.variant().layers;
+    for c in Color::ALL {
+        for kind in PieceKind::ALL {
+            let k = kind.index();
+            for sq in pos.pieces(c, kind) {
+                let rel = Square::from_index_unchecked(mirror(c, sq));
+                sink.add(c, at::MATERIAL + k, 1);
+                sink.add(c, at::FILE + 4 * k + edge_distance(rel.file(), 8), 1);
+                sink.add(c, at::LAYER + 4 * k + edge_distance(rel.layer(), layers), 1);
+                sink.add(c, at::RANK + 8 * k + rel.rank() as usize, 1);
+            }
+        }
+    }
+}
+
+/// Doubled, isolated and passed pawns.
+fn pawn_terms(pos: &Position, t: &Tables, sink: &mut impl Sink) {
     let mut pawn_cols = [0u64; 2];
     let mut col_count = [[0u8; 64]; 2];
     for c in Color::ALL {
@@ -154,28 +214,25 @@ fn pawn_terms(pos: &Position, t: &Tables) -> PawnTerms {
         for sq in pos.pieces(c, PieceKind::Pawn) {
             let rel = if c == Color::White { sq.rank() } else { 7 - sq.rank() } as usize;
             if (t.passed[ci][sq.index()] & enemy_pawns).is_empty() {
-                out.passed[ci] += PASSED[rel];
+                sink.add(c, at::PASSED + rel, 1);
             }
             let col = sq.layer() as usize * 8 + sq.file() as usize;
             if pawn_cols[ci] & t.neighbours[col] == 0 {
-                out.structure[ci] += ISOLATED;
+                sink.add(c, at::ISOLATED, 1);
             }
         }
-        for &n in &col_count[ci] {
-            if n > 1 {
-                out.structure[ci] += Pair(DOUBLED.0 * (n as i32 - 1), DOUBLED.1 * (n as i32 - 1));
-            }
+        let doubled: i32 = col_count[ci].iter().map(|&n| (n as i32 - 1).max(0)).sum();
+        if doubled > 0 {
+            sink.add(c, at::DOUBLED, doubled);
         }
     }
-    out
 }
 
-/// Per-colour mobility and king safety (the pieces' attacks on the enemy
-/// king zone count against the enemy, open lines to a king against its side).
-fn piece_terms(pos: &Position) -> ([Pair; 2], [Pair; 2]) {
+/// Mobility and king safety: the pieces' attacks on the enemy king zone
+/// count against the enemy, open lines to a king against its side.
+fn piece_terms(pos: &Position, sink: &mut impl Sink) {
     let r = pos.rules();
     let board = &pos.board;
-    let (mut mobility, mut king) = ([Pair::default(); 2], [Pair::default(); 2]);
     let kings = Color::ALL.map(|c| pos.king(c));
     for c in Color::ALL {
         let ci = c.index();
@@ -184,16 +241,16 @@ fn piece_terms(pos: &Position) -> ([Pair; 2], [Pair; 2]) {
         let own = pos.color_pieces(c);
         let ek = kings[(!c).index()];
         let enemy_zone = r.king[ek.index()] | Bitboard::from(ek);
-        let (mut zone_attackers, mut zone_weight) = (0, 0);
-        let w = MOBILITY[PieceKind::Knight.index()];
+        let mut zone_attackers = 0;
+        let mut zone_hits = [0i32; PieceKind::COUNT];
+        let knight = PieceKind::Knight.index();
         for sq in pos.pieces(c, PieceKind::Knight) {
             let att = r.knight[sq.index()];
-            let m = (att - own).count() as i32;
-            mobility[ci] += Pair(w.0 * m, w.1 * m);
+            sink.add(c, at::MOBILITY + knight, (att - own).count() as i32);
             let hits = (att & enemy_zone).count() as i32;
             if hits > 0 {
                 zone_attackers += 1;
-                zone_weight += ZONE_WEIGHT[PieceKind::Knight.index()] * hits;
+                zone_hits[knight] += hits;
             }
         }
         for kind in SLIDERS {
@@ -202,7 +259,6 @@ fn piece_terms(pos: &Position) -> ([Pair; 2], [Pair; 2]) {
                 continue;
             }
             let dirs = &r.slider_dirs[kind.index()];
-            let w = MOBILITY[kind.index()];
             for sq in pieces {
                 // Rays from one square are disjoint: count each up to its
                 // first piece, which is reachable unless it is ours.
@@ -218,17 +274,21 @@ fn piece_terms(pos: &Position) -> ([Pair; 2], [Pair; 2]) {
                         }
                     }
                 }
-                mobility[ci] += Pair(w.0 * m, w.1 * m);
+                sink.add(c, at::MOBILITY + kind.index(), m);
                 if hits > 0 {
                     zone_attackers += 1;
-                    zone_weight += ZONE_WEIGHT[kind.index()] * hits;
+                    zone_hits[kind.index()] += hits;
                 }
             }
         }
         // Our attacks on their king count against them.
         if zone_attackers >= 2 {
-            let danger = zone_weight * zone_attackers.min(6) / 2;
-            king[(!c).index()] += Pair(-danger, -danger / 4);
+            let attackers = zone_attackers.min(MAX_ZONE_ATTACKERS);
+            for (k, &hits) in zone_hits.iter().enumerate() {
+                if hits > 0 {
+                    sink.add(!c, at::KING_ATTACK + k, hits * attackers);
+                }
+            }
         }
         // Open lines to our king along which the enemy has a slider kind.
         let enemy_kinds =
@@ -247,53 +307,105 @@ fn piece_terms(pos: &Position) -> ([Pair; 2], [Pair; 2]) {
                 _ => open += 1,
             }
         }
-        king[ci] += Pair(OPEN_LINE * open, 0);
+        if open > 0 {
+            sink.add(c, at::OPEN_LINE, open);
+        }
     }
-    (mobility, king)
 }
 
 fn blend(p: Pair, phase: i32, max_phase: i32) -> i32 {
     (p.0 * phase + p.1 * (max_phase - phase)) / max_phase.max(1)
 }
 
+/// The side to move's view of White's blended score, plus the tempo.
+fn from_side_to_move(pos: &Position, white: i32, w: &Weights) -> i32 {
+    let us = if pos.side_to_move() == Color::White { white } else { -white };
+    us + w.tempo
+}
+
 /// The evaluation from the pawn terms' balance (White's less Black's).
 #[inline]
-fn finish(pos: &Position, t: &Tables, pawns: Pair) -> i32 {
-    let mut total = pawns;
+fn finish(pos: &Position, t: &Tables, w: &Weights, pawns: Pair) -> i32 {
+    let mut sink = Weighted::new(w);
+    piece_terms(pos, &mut sink);
+    let mut total = sink.balance();
+    total += pawns;
     total += pos.psq(Color::White);
     total -= pos.psq(Color::Black);
-    let (mobility, king) = piece_terms(pos);
-    for term in [mobility, king] {
-        total += term[0];
-        total -= term[1];
-    }
-    let white = blend(total, pos.phase().min(t.max_phase), t.max_phase);
-    let us = if pos.side_to_move() == Color::White { white } else { -white };
-    us + TEMPO
+    from_side_to_move(pos, blend(total, pos.phase().min(t.max_phase), t.max_phase), w)
+}
+
+/// The pawn terms' balance under weights `w`.
+fn pawn_balance(pos: &Position, t: &Tables, w: &Weights) -> Pair {
+    let mut sink = Weighted::new(w);
+    pawn_terms(pos, t, &mut sink);
+    sink.balance()
 }
 
 /// The static evaluation in centipawns from the side to move's point of view.
 pub fn evaluate(pos: &Position) -> i32 {
     let variant = pos.variant();
-    let t = tables(variant.kind, variant.layers);
-    finish(pos, t, pawn_terms(pos, t).balance())
+    let (t, w) = (tables(variant.kind, variant.layers), weights(variant.kind));
+    finish(pos, t, w, pawn_balance(pos, t, w))
 }
 
 /// [`evaluate`], with the pawn terms looked up in (or added to) `cache`.
 #[inline]
 pub fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     let variant = pos.variant();
-    let t = tables(variant.kind, variant.layers);
+    let (t, w) = (tables(variant.kind, variant.layers), weights(variant.kind));
     let key = pos.pawn_key();
     let e = &mut cache.entries[key as usize & (PAWN_CACHE_SIZE - 1)];
     let pawns = if e.key == key && e.tables == t.id {
         e.balance
     } else {
-        let balance = pawn_terms(pos, t).balance();
+        let balance = pawn_balance(pos, t, w);
         *e = PawnEntry { key, tables: t.id, balance };
         balance
     };
-    finish(pos, t, pawns)
+    finish(pos, t, w, pawns)
+}
+
+/// A position's evaluation features: for every weight of its game's
+/// [`Weights`], how often it counts (White's count less Black's), with the
+/// phase that blends them. The evaluation is
+/// `blend(Σ weight × count) ± tempo` ([`Features::evaluate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// (weight index, White's count less Black's), for the weights that count.
+    pub counts: Vec<(u16, i32)>,
+    /// The game phase (middle game weight) and its maximum.
+    pub phase: (i32, i32),
+    /// Whether White is to move.
+    pub white_to_move: bool,
+}
+
+impl Features {
+    /// The evaluation these features give under weights `w`, from the side to move's view.
+    pub fn evaluate(&self, w: &Weights) -> i32 {
+        let mut total = Pair::default();
+        for &(i, n) in &self.counts {
+            let p = w.w[i as usize];
+            total += Pair(p.0 * n, p.1 * n);
+        }
+        let white = blend(total, self.phase.0, self.phase.1);
+        if self.white_to_move { white + w.tempo } else { w.tempo - white }
+    }
+}
+
+/// The evaluation features of a position, counted from scratch.
+pub fn features(pos: &Position) -> Features {
+    let variant = pos.variant();
+    let t = tables(variant.kind, variant.layers);
+    let mut counts = Counts([0; at::COUNT]);
+    piece_square_terms(pos, &mut counts);
+    piece_terms(pos, &mut counts);
+    pawn_terms(pos, t, &mut counts);
+    Features {
+        counts: counts.0.iter().enumerate().filter(|(_, n)| **n != 0).map(|(i, &n)| (i as u16, n)).collect(),
+        phase: phase(pos),
+        white_to_move: pos.side_to_move() == Color::White,
+    }
 }
 
 /// Slots of a [`PawnCache`] (a power of two).
@@ -338,23 +450,15 @@ struct Terms {
 fn compute(pos: &Position) -> Terms {
     let variant = pos.variant();
     let t = tables(variant.kind, variant.layers);
-    let psq = PsqTable::get(variant.kind, variant.layers);
-    let values = psq::values(variant.kind);
-    let mut terms = Terms::default();
-    for c in Color::ALL {
-        for kind in PieceKind::ALL {
-            for sq in pos.pieces(c, kind) {
-                terms.by[0][c.index()] += values[kind.index()];
-                terms.by[1][c.index()] += psq.pst[kind.index()][mirror(c, sq)];
-                terms.phase += PHASE[kind.index()];
-            }
-        }
-    }
-    (terms.by[2], terms.by[3]) = piece_terms(pos);
-    let pawns = pawn_terms(pos, t);
-    (terms.by[4], terms.by[5]) = (pawns.structure, pawns.passed);
-    terms.phase = terms.phase.min(t.max_phase);
-    terms
+    let mut sink = Traced { w: weights(variant.kind), by: Default::default() };
+    piece_square_terms(pos, &mut sink);
+    piece_terms(pos, &mut sink);
+    pawn_terms(pos, t, &mut sink);
+    let phase: i32 = PieceKind::ALL
+        .iter()
+        .map(|&k| PHASE[k.index()] * (pos.pieces(Color::White, k).count() + pos.pieces(Color::Black, k).count()) as i32)
+        .sum();
+    Terms { by: sink.by, phase: phase.min(t.max_phase) }
 }
 
 /// A table of the evaluation terms (White, Black, difference; mg and eg) and
@@ -381,8 +485,9 @@ pub fn trace(pos: &Position) -> String {
     let _ = writeln!(out, " {:>11} |             |             | {:5} {:5}", "Total", total.0, total.1);
     let white = blend(total, terms.phase, max);
     let _ = writeln!(out, "Phase {} of {} (middle game weight)", terms.phase, max);
-    let _ = writeln!(out, "Tempo {TEMPO} for the side to move");
-    let stm = if pos.side_to_move() == Color::White { white } else { -white } + TEMPO;
+    let tempo = weights(variant.kind).tempo;
+    let _ = writeln!(out, "Tempo {tempo} for the side to move");
+    let stm = if pos.side_to_move() == Color::White { white } else { -white } + tempo;
     let _ = writeln!(
         out,
         "Final evaluation: {:+.2} (White side), {:+.2} (side to move)",
@@ -420,8 +525,9 @@ mod tests {
     fn reference_terms(pos: &Position) -> Terms {
         let variant = pos.variant();
         let t = tables(variant.kind, variant.layers);
-        let pst_table = PsqTable::get(variant.kind, variant.layers);
+        let pst_table = psq::PsqTable::get(variant.kind, variant.layers);
         let values = psq::values(variant.kind);
+        let w = weights(variant.kind);
         let occ = pos.occupied();
         let r = pos.rules();
         let mut terms = Terms::default();
@@ -444,7 +550,7 @@ mod tests {
                 Color::White => sq.index(),
                 Color::Black => Square::new(sq.file(), 7 - sq.rank(), sq.layer()).index(),
             };
-            let (mut zone_attackers, mut zone_weight) = (0, 0);
+            let (mut zone_attackers, mut zone_hits) = (0, [0i32; 7]);
             for kind in PieceKind::ALL {
                 let pieces = pos.pieces(c, kind);
                 if pieces.is_empty() {
@@ -459,36 +565,40 @@ mod tests {
                     if kind == PieceKind::Pawn {
                         let rel = if c == Color::White { sq.rank() } else { 7 - sq.rank() } as usize;
                         if (t.passed[ci][sq.index()] & pos.pieces(!c, PieceKind::Pawn)).is_empty() {
-                            terms.by[5][ci] += PASSED[rel];
+                            terms.by[5][ci] += w.w[at::PASSED + rel];
                         }
                         let col = sq.layer() as usize * 8 + sq.file() as usize;
                         if pawn_cols[ci] & t.neighbours[col] == 0 {
-                            terms.by[4][ci] += ISOLATED;
+                            terms.by[4][ci] += w.w[at::ISOLATED];
                         }
                         continue;
                     }
                     let att = attacks(pos, kind, sq, occ);
                     if kind != PieceKind::King {
                         let m = (att - own).count() as i32;
-                        let w = MOBILITY[kind.index()];
-                        terms.by[2][ci] += Pair(w.0 * m, w.1 * m);
+                        let p = w.w[at::MOBILITY + kind.index()];
+                        terms.by[2][ci] += Pair(p.0 * m, p.1 * m);
                     }
                     let hits = (att & enemy_zone).count() as i32;
                     if hits > 0 && kind != PieceKind::King {
                         zone_attackers += 1;
-                        zone_weight += ZONE_WEIGHT[kind.index()] * hits;
+                        zone_hits[kind.index()] += hits;
                     }
                 }
             }
             for &n in &col_count[ci] {
                 if n > 1 {
-                    terms.by[4][ci] += Pair(DOUBLED.0 * (n as i32 - 1), DOUBLED.1 * (n as i32 - 1));
+                    let p = w.w[at::DOUBLED];
+                    terms.by[4][ci] += Pair(p.0 * (n as i32 - 1), p.1 * (n as i32 - 1));
                 }
             }
             // Our attacks on their king count against them.
             if zone_attackers >= 2 {
-                let danger = zone_weight * zone_attackers.min(6) / 2;
-                terms.by[3][(!c).index()] += Pair(-danger, -danger / 4);
+                for (k, hits) in zone_hits.iter().enumerate() {
+                    let p = w.w[at::KING_ATTACK + k];
+                    let n = hits * zone_attackers.min(6);
+                    terms.by[3][(!c).index()] += Pair(p.0 * n, p.1 * n);
+                }
             }
             // Open lines to our king along which the enemy has a slider kind.
             let enemy_kinds =
@@ -507,7 +617,8 @@ mod tests {
                     _ => open += 1,
                 }
             }
-            terms.by[3][ci] += Pair(OPEN_LINE * open, 0);
+            let p = w.w[at::OPEN_LINE];
+            terms.by[3][ci] += Pair(p.0 * open, p.1 * open);
         }
         terms.phase = terms.phase.min(t.max_phase);
         terms
@@ -524,12 +635,12 @@ mod tests {
         }
         let white = blend(total, terms.phase, max);
         let us = if pos.side_to_move() == Color::White { white } else { -white };
-        us + TEMPO
+        us + weights(variant.kind).tempo
     }
 
     /// Random games: at every node the incremental sums equal a count from
-    /// scratch, and the evaluation (plain, cached, traced) equals the
-    /// evaluation as first written.
+    /// scratch, and the evaluation (plain, cached, traced, and Σ weight ×
+    /// feature from the weight set) equals the evaluation as first written.
     fn playouts(variant: Variant, seed: u64, games: usize) {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut cache = PawnCache::new();
@@ -540,6 +651,7 @@ mod tests {
                 assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key), "{}", pos.fen());
                 assert_eq!(evaluate(&pos), expect, "{}", pos.fen());
                 assert_eq!(evaluate_cached(&pos, &mut cache), expect, "{}", pos.fen());
+                assert_eq!(features(&pos).evaluate(weights(variant.kind)), expect, "{}", pos.fen());
                 let terms = compute(&pos);
                 let reference = reference_terms(&pos);
                 assert_eq!((terms.by, terms.phase), (reference.by, reference.phase), "{}", pos.fen());
@@ -588,7 +700,7 @@ mod tests {
             assert!(e.abs() <= 40, "{v}: {e}");
         }
         // hdc is symmetric under the rank mirror: the start scores exactly the tempo.
-        assert_eq!(evaluate(&Position::start(Variant::hdc())), TEMPO);
+        assert_eq!(evaluate(&Position::start(Variant::hdc())), weights(VariantKind::Hdc).tempo);
     }
 
     #[test]
