@@ -15,6 +15,7 @@
 //! material so that each table averages zero over the board, which keeps
 //! the material values comparable between fits.
 
+use crate::core::psq::Pair;
 use crate::core::weights::{GROUPS, Weights, at};
 use crate::core::{Color, PieceKind, VariantKind};
 use crate::datagen::Sample;
@@ -66,9 +67,9 @@ impl Params {
                 }
             }
         }
-        let mut w = [crate::core::psq::Pair::default(); at::COUNT];
+        let mut w = [Pair::default(); at::COUNT];
         for (i, pair) in w.iter_mut().enumerate() {
-            *pair = crate::core::psq::Pair(p[2 * i].round() as i32, p[2 * i + 1].round() as i32);
+            *pair = Pair(p[2 * i].round() as i32, p[2 * i + 1].round() as i32);
         }
         Weights { w, tempo: p[TEMPO].round() as i32 }
     }

@@ -24,6 +24,16 @@ impl std::ops::AddAssign for Pair {
     }
 }
 
+impl std::ops::Mul<i32> for Pair {
+    type Output = Pair;
+
+    /// Both halves times `n`.
+    #[inline]
+    fn mul(self, n: i32) -> Pair {
+        Pair(self.0 * n, self.1 * n)
+    }
+}
+
 impl std::ops::SubAssign for Pair {
     #[inline]
     fn sub_assign(&mut self, o: Pair) {
@@ -34,11 +44,6 @@ impl std::ops::SubAssign for Pair {
 
 /// Game-phase weight of each kind (pawns and kings count nothing).
 pub const PHASE: [i32; 7] = [0, 1, 1, 2, 3, 4, 0];
-
-/// The material values of a variant kind (the first group of its [`Weights`]).
-pub fn values(kind: VariantKind) -> &'static [Pair; 7] {
-    weights(kind).w[..7].try_into().expect("the material group holds 7 pairs")
-}
 
 /// The piece-square tables of one variant and board size.
 pub struct PsqTable {
@@ -64,13 +69,12 @@ impl PsqTable {
         let pst: [Vec<Pair>; PieceKind::COUNT] = std::array::from_fn(|k| {
             (0..NUM_SQUARES).map(|i| placement(w, k, Square::from_index_unchecked(i), layers)).collect()
         });
-        let material = values(kind);
         let mut both = Vec::with_capacity(2 * PieceKind::COUNT * NUM_SQUARES);
         for c in Color::ALL {
             for k in PieceKind::ALL {
                 for i in 0..NUM_SQUARES {
                     let sq = Square::from_index_unchecked(i);
-                    let mut p = material[k.index()];
+                    let mut p = w.material(k.index());
                     p += pst[k.index()][mirror(c, sq)];
                     both.push(p);
                 }

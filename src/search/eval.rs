@@ -14,7 +14,7 @@
 //! in one walk along each slider's rays.
 
 use crate::core::geometry::NUM_DIRS;
-use crate::core::psq::{self, PHASE, mirror};
+use crate::core::psq::{PHASE, mirror};
 use crate::core::weights::{Weights, at, edge_distance, weights};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
 use std::fmt::Write;
@@ -25,12 +25,7 @@ pub use crate::core::psq::Pair;
 /// The material value of a kind in a variant (middle game), for move ordering and pruning.
 #[inline]
 pub fn piece_value(kind: VariantKind, piece: PieceKind) -> i32 {
-    psq::values(kind)[piece.index()].0
-}
-
-/// The material values (middle game, end game) by kind of a game, as the evaluation uses them.
-pub fn material_values(kind: VariantKind) -> [(i32, i32); 7] {
-    psq::values(kind).map(|p| (p.0, p.1))
+    weights(kind).material(piece.index()).0
 }
 
 /// The game phase of a position and its maximum (the start position's):
@@ -153,8 +148,7 @@ impl<'a> Weighted<'a> {
 impl Sink for Weighted<'_> {
     #[inline(always)]
     fn add(&mut self, c: Color, index: usize, n: i32) {
-        let p = self.w.w[index];
-        self.total[c.index()] += Pair(p.0 * n, p.1 * n);
+        self.total[c.index()] += self.w.w[index] * n;
     }
 }
 
@@ -166,8 +160,7 @@ struct Traced<'a> {
 
 impl Sink for Traced<'_> {
     fn add(&mut self, c: Color, index: usize, n: i32) {
-        let p = self.w.w[index];
-        self.by[term_of(index)][c.index()] += Pair(p.0 * n, p.1 * n);
+        self.by[term_of(index)][c.index()] += self.w.w[index] * n;
     }
 }
 
@@ -318,8 +311,8 @@ fn blend(p: Pair, phase: i32, max_phase: i32) -> i32 {
 }
 
 /// The side to move's view of White's blended score, plus the tempo.
-fn from_side_to_move(pos: &Position, white: i32, w: &Weights) -> i32 {
-    let us = if pos.side_to_move() == Color::White { white } else { -white };
+fn from_side_to_move(white_to_move: bool, white: i32, w: &Weights) -> i32 {
+    let us = if white_to_move { white } else { -white };
     us + w.tempo
 }
 
@@ -332,7 +325,8 @@ fn finish(pos: &Position, t: &Tables, w: &Weights, pawns: Pair) -> i32 {
     total += pawns;
     total += pos.psq(Color::White);
     total -= pos.psq(Color::Black);
-    from_side_to_move(pos, blend(total, pos.phase().min(t.max_phase), t.max_phase), w)
+    let white = blend(total, pos.phase().min(t.max_phase), t.max_phase);
+    from_side_to_move(pos.side_to_move() == Color::White, white, w)
 }
 
 /// The pawn terms' balance under weights `w`.
@@ -385,11 +379,9 @@ impl Features {
     pub fn evaluate(&self, w: &Weights) -> i32 {
         let mut total = Pair::default();
         for &(i, n) in &self.counts {
-            let p = w.w[i as usize];
-            total += Pair(p.0 * n, p.1 * n);
+            total += w.w[i as usize] * n;
         }
-        let white = blend(total, self.phase.0, self.phase.1);
-        if self.white_to_move { white + w.tempo } else { w.tempo - white }
+        from_side_to_move(self.white_to_move, blend(total, self.phase.0, self.phase.1), w)
     }
 }
 
@@ -454,11 +446,7 @@ fn compute(pos: &Position) -> Terms {
     piece_square_terms(pos, &mut sink);
     piece_terms(pos, &mut sink);
     pawn_terms(pos, t, &mut sink);
-    let phase: i32 = PieceKind::ALL
-        .iter()
-        .map(|&k| PHASE[k.index()] * (pos.pieces(Color::White, k).count() + pos.pieces(Color::Black, k).count()) as i32)
-        .sum();
-    Terms { by: sink.by, phase: phase.min(t.max_phase) }
+    Terms { by: sink.by, phase: phase(pos).0 }
 }
 
 /// A table of the evaluation terms (White, Black, difference; mg and eg) and
@@ -485,9 +473,9 @@ pub fn trace(pos: &Position) -> String {
     let _ = writeln!(out, " {:>11} |             |             | {:5} {:5}", "Total", total.0, total.1);
     let white = blend(total, terms.phase, max);
     let _ = writeln!(out, "Phase {} of {} (middle game weight)", terms.phase, max);
-    let tempo = weights(variant.kind).tempo;
-    let _ = writeln!(out, "Tempo {tempo} for the side to move");
-    let stm = if pos.side_to_move() == Color::White { white } else { -white } + tempo;
+    let w = weights(variant.kind);
+    let _ = writeln!(out, "Tempo {} for the side to move", w.tempo);
+    let stm = from_side_to_move(pos.side_to_move() == Color::White, white, w);
     let _ = writeln!(
         out,
         "Final evaluation: {:+.2} (White side), {:+.2} (side to move)",
@@ -525,8 +513,7 @@ mod tests {
     fn reference_terms(pos: &Position) -> Terms {
         let variant = pos.variant();
         let t = tables(variant.kind, variant.layers);
-        let pst_table = psq::PsqTable::get(variant.kind, variant.layers);
-        let values = psq::values(variant.kind);
+        let pst_table = crate::core::psq::PsqTable::get(variant.kind, variant.layers);
         let w = weights(variant.kind);
         let occ = pos.occupied();
         let r = pos.rules();
@@ -557,7 +544,7 @@ mod tests {
                     continue;
                 }
                 let n = pieces.count() as i32;
-                terms.by[0][ci] += Pair(values[kind.index()].0 * n, values[kind.index()].1 * n);
+                terms.by[0][ci] += w.material(kind.index()) * n;
                 terms.phase += PHASE[kind.index()] * n;
                 let pst = &pst_table.pst[kind.index()];
                 for sq in pieces {
