@@ -10,8 +10,9 @@
 //! for the tuner ([`features`]). Material and placement come from the sums
 //! the position keeps in make/unmake (see [`crate::core::psq`]); the pawn
 //! terms depend on the pawns alone and are kept in a per-thread
-//! [`PawnCache`] by the search; mobility and king-zone attacks are counted
-//! in one walk along each slider's rays.
+//! [`EvalCache`] by the search, beside whole evaluations by position key;
+//! mobility and king-zone attacks are counted in one walk along each
+//! slider's rays.
 
 use crate::core::geometry::NUM_DIRS;
 use crate::core::psq::{PHASE, mirror};
@@ -43,7 +44,7 @@ const SLIDERS: [PieceKind; 4] = [PieceKind::Bishop, PieceKind::Rook, PieceKind::
 
 /// Per-variant tables: passed-pawn spans, neighbouring pawn columns, the full phase.
 struct Tables {
-    /// Which of the variant tables this is (1..=7; 0 marks an empty [`PawnCache`] slot).
+    /// Which of the variant tables this is (1..=7; 0 marks an empty [`EvalCache`] slot).
     id: u8,
     /// `passed[color][sq]`: enemy pawns there stop a pawn on `sq` from being passed.
     passed: [Vec<Bitboard>; 2],
@@ -343,21 +344,31 @@ pub fn evaluate(pos: &Position) -> i32 {
     finish(pos, t, w, pawn_balance(pos, t, w))
 }
 
-/// [`evaluate`], with the pawn terms looked up in (or added to) `cache`.
+/// [`evaluate`], looked up in (or added to) `cache` by position key, with
+/// the pawn terms looked up by pawn key when it must be computed.
 #[inline]
-pub fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
+pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache) -> i32 {
     let variant = pos.variant();
-    let (t, w) = (tables(variant.kind, variant.layers), weights(variant.kind));
-    let key = pos.pawn_key();
-    let e = &mut cache.entries[key as usize & (PAWN_CACHE_SIZE - 1)];
-    let pawns = if e.key == key && e.tables == t.id {
-        e.balance
+    let t = tables(variant.kind, variant.layers);
+    let key = pos.key();
+    let slot = key as usize & (EVAL_CACHE_SIZE - 1);
+    let e = cache.evals[slot];
+    if e.key == key && e.tables == t.id {
+        return e.score;
+    }
+    let w = weights(variant.kind);
+    let pawn_key = pos.pawn_key();
+    let p = &mut cache.pawns[pawn_key as usize & (PAWN_CACHE_SIZE - 1)];
+    let pawns = if p.key == pawn_key && p.tables == t.id {
+        p.balance
     } else {
         let balance = pawn_balance(pos, t, w);
-        *e = PawnEntry { key, tables: t.id, balance };
+        *p = PawnEntry { key: pawn_key, tables: t.id, balance };
         balance
     };
-    finish(pos, t, w, pawns)
+    let score = finish(pos, t, w, pawns);
+    cache.evals[slot] = EvalEntry { key, tables: t.id, score };
+    score
 }
 
 /// A position's evaluation features: for every weight of its game's
@@ -400,8 +411,11 @@ pub fn features(pos: &Position) -> Features {
     }
 }
 
-/// Slots of a [`PawnCache`] (a power of two).
+/// Pawn slots of an [`EvalCache`] (a power of two).
 const PAWN_CACHE_SIZE: usize = 1 << 13;
+
+/// Evaluation slots of an [`EvalCache`] (a power of two).
+const EVAL_CACHE_SIZE: usize = 1 << 14;
 
 #[derive(Clone, Copy, Default)]
 struct PawnEntry {
@@ -413,22 +427,39 @@ struct PawnEntry {
     balance: Pair,
 }
 
-/// One search thread's memory of pawn terms by pawn key and variant: they
-/// depend on the pawns alone, which change in few moves.
-pub struct PawnCache {
-    entries: Box<[PawnEntry]>,
+#[derive(Clone, Copy, Default)]
+struct EvalEntry {
+    /// The position key ([`Position::key`]).
+    key: u64,
+    /// The variant tables' id (0: empty).
+    tables: u8,
+    /// The evaluation from the side to move's view.
+    score: i32,
 }
 
-impl Default for PawnCache {
-    fn default() -> PawnCache {
-        PawnCache::new()
+/// One search thread's memory of evaluations: whole evaluations by position
+/// key (the search meets the same position again through transpositions,
+/// re-searches and iterations), and pawn terms by pawn key and variant (they
+/// depend on the pawns alone, which change in few moves). Both are plain
+/// caches: a lookup gives exactly what evaluating again would.
+pub struct EvalCache {
+    pawns: Box<[PawnEntry]>,
+    evals: Box<[EvalEntry]>,
+}
+
+impl Default for EvalCache {
+    fn default() -> EvalCache {
+        EvalCache::new()
     }
 }
 
-impl PawnCache {
-    /// An empty cache (about 200 KB).
-    pub fn new() -> PawnCache {
-        PawnCache { entries: vec![PawnEntry::default(); PAWN_CACHE_SIZE].into_boxed_slice() }
+impl EvalCache {
+    /// An empty cache (about 450 KB).
+    pub fn new() -> EvalCache {
+        EvalCache {
+            pawns: vec![PawnEntry::default(); PAWN_CACHE_SIZE].into_boxed_slice(),
+            evals: vec![EvalEntry::default(); EVAL_CACHE_SIZE].into_boxed_slice(),
+        }
     }
 }
 
@@ -627,17 +658,20 @@ mod tests {
 
     /// Random games: at every node the incremental sums equal a count from
     /// scratch, and the evaluation (plain, cached, traced, and Σ weight ×
-    /// feature from the weight set) equals the evaluation as first written.
-    fn playouts(variant: Variant, seed: u64, games: usize) {
+    /// feature from the weight set) equals the evaluation as first written;
+    /// haberkorn's layer counts share one cache, so its slots are reused
+    /// across variants.
+    fn playouts(variant: Variant, seed: u64, games: usize, cache: &mut EvalCache) {
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut cache = PawnCache::new();
         for _ in 0..games {
             let mut pos = Position::start(variant);
             for _ in 0..150 {
                 let expect = reference_evaluate(&pos);
                 assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key), "{}", pos.fen());
                 assert_eq!(evaluate(&pos), expect, "{}", pos.fen());
-                assert_eq!(evaluate_cached(&pos, &mut cache), expect, "{}", pos.fen());
+                assert_eq!(evaluate_cached(&pos, cache), expect, "{}", pos.fen());
+                // Again: now a hit in the cache of whole evaluations.
+                assert_eq!(evaluate_cached(&pos, cache), expect, "{}", pos.fen());
                 assert_eq!(features(&pos).evaluate(weights(variant.kind)), expect, "{}", pos.fen());
                 let terms = compute(&pos);
                 let reference = reference_terms(&pos);
@@ -657,14 +691,15 @@ mod tests {
 
     #[test]
     fn incremental_and_cached_evaluation_equal_the_reference_in_hdc() {
-        playouts(Variant::hdc(), 11, 4);
+        playouts(Variant::hdc(), 11, 4, &mut EvalCache::new());
     }
 
     #[test]
     fn incremental_and_cached_evaluation_equal_the_reference_in_haberkorn() {
-        playouts(Variant::haberkorn(), 12, 6);
-        playouts(Variant::haberkorn_with(6, 3, 4, true, true).unwrap(), 13, 6);
-        playouts(Variant::haberkorn_with(3, 1, 3, false, false).unwrap(), 14, 6);
+        let mut cache = EvalCache::new();
+        playouts(Variant::haberkorn(), 12, 6, &mut cache);
+        playouts(Variant::haberkorn_with(6, 3, 4, true, true).unwrap(), 13, 6, &mut cache);
+        playouts(Variant::haberkorn_with(3, 1, 3, false, false).unwrap(), 14, 6, &mut cache);
     }
 
     #[test]

@@ -24,7 +24,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_cached(&self.pos, &mut self.pawns);
+            return evaluate_cached(&self.pos, &mut self.evals);
         }
         let in_check = self.pos.in_check();
         let key = self.pos.key();
@@ -37,7 +37,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let stand_pat = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.pawns) };
+        let stand_pat = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.evals) };
         if stand_pat >= beta {
             return stand_pat;
         }

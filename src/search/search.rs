@@ -65,7 +65,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_cached(&self.pos, &mut self.pawns);
+            return evaluate_cached(&self.pos, &mut self.evals);
         }
         alpha = alpha.max(mated_in(ply));
         beta = beta.min(-mated_in(ply + 1));
@@ -86,7 +86,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let eval = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.pawns) };
+        let eval = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.evals) };
         self.stack[ply].eval = eval;
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
@@ -130,7 +130,14 @@ impl Searcher<'_> {
             let m = self.buf.pick(start, i, end);
             let quiet = is_quiet(&self.pos, m);
             let order = self.buf.score_at(i);
-            if !in_check && tried > 0 && depth <= prune_depth && best > -MATE_BOUND && !self.safe_check(m) {
+            // Decided at most once per move, and only where pruning or LMR asks.
+            let mut safe_check = None;
+            if !in_check
+                && tried > 0
+                && depth <= prune_depth
+                && best > -MATE_BOUND
+                && !*safe_check.get_or_insert_with(|| self.safe_check(m))
+            {
                 if quiet {
                     if sw.late_move_pruning && !pv_node && depth <= t.lmp_max_depth && tried >= lmp_count {
                         continue;
@@ -157,7 +164,7 @@ impl Searcher<'_> {
                 }
             }
             let reducible = sw.lmr && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
-            let safe_check = reducible && self.safe_check(m);
+            let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(m));
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
             self.shared.tt.prefetch(self.pos.key());

@@ -4,7 +4,7 @@
 //! The node search lives in `search.rs`, quiescence in `qsearch.rs`, the
 //! iterative deepening loop in `root.rs`; all are methods of [`Searcher`].
 
-use super::eval::PawnCache;
+use super::eval::EvalCache;
 use super::history::History;
 use super::movepick::MoveBuffer;
 use super::params::SearchParams;
@@ -106,7 +106,7 @@ pub struct Searcher<'a> {
     pub(super) hist: History,
     pub(super) buf: MoveBuffer,
     /// The pawn terms of the evaluation by pawn structure.
-    pub(super) pawns: PawnCache,
+    pub(super) evals: EvalCache,
     pub(super) nodes: u64,
     pub(super) seldepth: usize,
     pub(super) pv: Vec<[Move; MAX_PLY + 1]>,
@@ -132,7 +132,7 @@ impl<'a> Searcher<'a> {
             pos,
             hist: History::new(),
             buf: MoveBuffer::new(),
-            pawns: PawnCache::new(),
+            evals: EvalCache::new(),
             nodes: 0,
             seldepth: 0,
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
