@@ -201,16 +201,18 @@ impl Default for TuneConfig {
 /// Which parameters the named weight groups (see [`GROUPS`]; `tempo` for the tempo) cover,
 /// or an error naming the first unknown group.
 pub fn select(groups: &[String]) -> Result<Vec<bool>, String> {
+    let names = group_names();
     let mut free = vec![false; PARAMS];
     for name in groups {
         if name == "tempo" {
             free[TEMPO] = true;
             continue;
         }
-        let (_, start, len, _) = GROUPS
+        let g = names
             .iter()
-            .find(|g| g.0.replace(' ', "-") == *name)
-            .ok_or_else(|| format!("unknown weight group {name:?} (groups: {}, tempo)", group_names().join(", ")))?;
+            .position(|g| g == name)
+            .ok_or_else(|| format!("unknown weight group {name:?} (groups: {}, tempo)", names.join(", ")))?;
+        let (_, start, len, _) = GROUPS[g];
         free[2 * start..2 * (start + len)].iter_mut().for_each(|f| *f = true);
     }
     Ok(free)

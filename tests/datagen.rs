@@ -3,8 +3,8 @@
 //! valid when the run is killed, and clear errors for bad arguments.
 
 use cubist::datagen::read_samples;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn out_file(name: &str) -> PathBuf {
@@ -105,6 +105,16 @@ fn bad_arguments_are_refused_with_a_clear_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.txt"));
 }
 
+/// Runs `cubist tune ARGS --data DATA [--out OUT]`.
+fn tune(args: &[&str], data: &Path, out: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cubist"));
+    cmd.arg("tune").args(args).arg("--data").arg(data);
+    if let Some(out) = out {
+        cmd.arg("--out").arg(out);
+    }
+    cmd.output().unwrap()
+}
+
 #[test]
 fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     let data = out_file("tune-data");
@@ -120,13 +130,7 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     std::fs::write(&data, &text).unwrap();
     let bad_line = text.lines().count();
     let rs = out_file("tune-out").with_extension("rs");
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["tune", "--game", "haberkorn", "--epochs", "50", "--threads", "1", "--data"])
-        .arg(&data)
-        .arg("--out")
-        .arg(&rs)
-        .output()
-        .unwrap();
+    let o = tune(&["--game", "haberkorn", "--epochs", "50", "--threads", "1"], &data, Some(&rs));
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("line {bad_line}: ")) && stderr.contains("(skipped)"), "{stderr}");
@@ -136,30 +140,16 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     );
     let source = std::fs::read_to_string(&rs).unwrap();
     assert!(source.contains("const HABERKORN_WEIGHTS: Weights = Weights {"), "{source}");
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["tune", "--game", "hdc", "--data"])
-        .arg(&data)
-        .output()
-        .unwrap();
+    let o = tune(&["--game", "hdc"], &data, None);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no hdc positions"));
     // Fitting only some groups: an unknown group is refused by name, and nothing is written.
     let _ = std::fs::remove_file(&rs);
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["tune", "--game", "haberkorn", "--epochs", "5", "--fit", "mobility,placement", "--data"])
-        .arg(&data)
-        .arg("--out")
-        .arg(&rs)
-        .output()
-        .unwrap();
+    let o = tune(&["--game", "haberkorn", "--epochs", "5", "--fit", "mobility,placement"], &data, Some(&rs));
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown weight group \"placement\""));
     assert!(!rs.exists());
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["tune", "--game", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo", "--data"])
-        .arg(&data)
-        .output()
-        .unwrap();
+    let o = tune(&["--game", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo"], &data, None);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_file(data);
     let _ = std::fs::remove_file(rs);

@@ -9,7 +9,7 @@
 use super::piece::{Color, PieceKind};
 use super::square::{NUM_SQUARES, Square};
 use super::variant::VariantKind;
-use super::weights::{Weights, at, edge_distance, weights};
+use super::weights::{Weights, placement_indices, weights};
 use std::sync::OnceLock;
 
 /// A (middle game, end game) pair of centipawns.
@@ -92,9 +92,10 @@ impl PsqTable {
 
 /// The placement pair of a White piece of kind index `k` on `sq` on a board of `layers` layers.
 pub fn placement(w: &Weights, k: usize, sq: Square, layers: u8) -> Pair {
-    let mut p = w.w[at::FILE + 4 * k + edge_distance(sq.file(), 8)];
-    p += w.w[at::LAYER + 4 * k + edge_distance(sq.layer(), layers)];
-    p += w.w[at::RANK + 8 * k + sq.rank() as usize];
+    let mut p = Pair::default();
+    for i in placement_indices(k, sq, layers) {
+        p += w.w[i];
+    }
     p
 }
 

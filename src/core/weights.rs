@@ -10,6 +10,7 @@
 //! (0..=7); a piece's placement is the sum of the three.
 
 use super::psq::Pair;
+use super::square::Square;
 use super::variant::VariantKind;
 
 /// Kinds, in [`PieceKind`](super::PieceKind) index order.
@@ -100,6 +101,18 @@ impl Weights {
         s.push_str("    ],\n};\n");
         s
     }
+}
+
+/// The indices in [`Weights::w`] of the three placement weights (file, layer,
+/// rank) of a piece of kind index `k` on `sq` as its owner sees it (Black's
+/// rank mirrored), on a board of `layers` layers.
+#[inline]
+pub fn placement_indices(k: usize, sq: Square, layers: u8) -> [usize; 3] {
+    [
+        at::FILE + 4 * k + edge_distance(sq.file(), 8),
+        at::LAYER + 4 * k + edge_distance(sq.layer(), layers),
+        at::RANK + 8 * k + sq.rank() as usize,
+    ]
 }
 
 /// The distance of a coordinate from the nearer end of `0..size`, capped at 3.

@@ -16,7 +16,7 @@
 
 use crate::core::geometry::NUM_DIRS;
 use crate::core::psq::{PHASE, mirror};
-use crate::core::weights::{Weights, at, edge_distance, weights};
+use crate::core::weights::{Weights, at, placement_indices, weights};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
 use std::fmt::Write;
 use std::sync::OnceLock;
@@ -183,9 +183,9 @@ fn piece_square_terms(pos: &Position, sink: &mut impl Sink) {
             for sq in pos.pieces(c, kind) {
                 let rel = Square::from_index_unchecked(mirror(c, sq));
                 sink.add(c, at::MATERIAL + k, 1);
-                sink.add(c, at::FILE + 4 * k + edge_distance(rel.file(), 8), 1);
-                sink.add(c, at::LAYER + 4 * k + edge_distance(rel.layer(), layers), 1);
-                sink.add(c, at::RANK + 8 * k + rel.rank() as usize, 1);
+                for i in placement_indices(k, rel, layers) {
+                    sink.add(c, i, 1);
+                }
             }
         }
     }

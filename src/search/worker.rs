@@ -105,7 +105,7 @@ pub struct Searcher<'a> {
     pub(super) pos: Position,
     pub(super) hist: History,
     pub(super) buf: MoveBuffer,
-    /// The pawn terms of the evaluation by pawn structure.
+    /// Evaluations by position key and pawn terms by pawn key.
     pub(super) evals: EvalCache,
     pub(super) nodes: u64,
     pub(super) seldepth: usize,
