@@ -25,9 +25,12 @@ struct Args {
     /// Tunables to set, as name=value.
     #[arg(long)]
     set: Vec<String>,
-    /// Print every miss.
+    /// Print every miss, with the last principal variation.
     #[arg(long)]
     verbose: bool,
+    /// Run only these lines of the file (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    lines: Vec<usize>,
 }
 
 fn main() -> Result<(), String> {
@@ -46,7 +49,8 @@ fn main() -> Result<(), String> {
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
     let (mut found, mut total, mut nodes) = ([0u32; 4], [0u32; 4], 0u64);
     for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') {
+        if line.trim().is_empty() || line.starts_with('#') || !(args.lines.is_empty() || args.lines.contains(&(i + 1)))
+        {
             continue;
         }
         let case = MateCase::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
@@ -57,10 +61,13 @@ fn main() -> Result<(), String> {
         engine.go(&case.position, limits, Box::new(move |r| drop(tx.send(r))));
         engine.wait();
         nodes += engine.nodes();
-        let (mut score, mut best) = (None, None);
+        let (mut score, mut best, mut pv) = (None, None, Vec::new());
         for r in rx.try_iter() {
             match r {
-                Report::Info(info) => score = Some(info.score),
+                Report::Info(info) => {
+                    score = Some(info.score);
+                    pv = info.pv;
+                }
                 Report::BestMove { best: b, .. } => best = b,
                 Report::Message(_) => {}
             }
@@ -70,7 +77,8 @@ fn main() -> Result<(), String> {
         if score == Some(Score::Mate(case.moves as i32)) && best.is_some_and(|b| case.keys.contains(&b)) {
             found[n] += 1;
         } else if args.verbose {
-            println!("missed (line {}): {score:?} {best:?}: {}", i + 1, case.line());
+            let pv: Vec<String> = pv.iter().map(|m| m.to_string()).collect();
+            println!("missed (line {}): {score:?} {best:?}: {}\n  pv {}", i + 1, case.line(), pv.join(" "));
         }
     }
     for n in 1..=3 {
