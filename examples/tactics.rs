@@ -8,6 +8,7 @@
 use clap::Parser;
 use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
 use cubist::tactics::MateCase;
+use cubist::uci::command::move_list;
 use std::sync::mpsc;
 
 /// Command line.
@@ -49,8 +50,8 @@ fn main() -> Result<(), String> {
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
     let (mut found, mut total, mut nodes) = ([0u32; 4], [0u32; 4], 0u64);
     for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') || !(args.lines.is_empty() || args.lines.contains(&(i + 1)))
-        {
+        let chosen = args.lines.is_empty() || args.lines.contains(&(i + 1));
+        if !chosen || line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
         let case = MateCase::parse(line).map_err(|e| format!("line {}: {e}", i + 1))?;
@@ -77,8 +78,7 @@ fn main() -> Result<(), String> {
         if score == Some(Score::Mate(case.moves as i32)) && best.is_some_and(|b| case.keys.contains(&b)) {
             found[n] += 1;
         } else if args.verbose {
-            let pv: Vec<String> = pv.iter().map(|m| m.to_string()).collect();
-            println!("missed (line {}): {score:?} {best:?}: {}\n  pv {}", i + 1, case.line(), pv.join(" "));
+            println!("missed (line {}): {score:?} {best:?}: {}\n  pv {}", i + 1, case.line(), move_list(&pv));
         }
     }
     for n in 1..=3 {
