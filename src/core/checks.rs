@@ -131,6 +131,24 @@ impl Position {
     /// without making it.
     pub fn gives_check(&self, m: Move) -> bool {
         let us = self.side;
+        if m.flag() == MoveFlag::Normal
+            && m.promotion_kind().is_none()
+            && let Some(p) = self.piece_at(m.from())
+        {
+            // A plain move checks only from a square its piece could check
+            // from on an empty board, or by leaving a line of the king.
+            let r = self.rules;
+            let (king, to) = (self.king(!us), m.to());
+            let direct = match p.kind {
+                PieceKind::Knight => r.knight[to.index()].has(king),
+                PieceKind::Pawn => r.pawn_captures[us.index()][to.index()].has(king),
+                PieceKind::King => false,
+                kind => r.slider_lines[kind.index()][king.index()].has(to),
+            };
+            if !direct && !r.slider_lines[PieceKind::Queen.index()][king.index()].has(m.from()) {
+                return false;
+            }
+        }
         let change = self.change(m, false);
         let mut occ = self.occupied();
         let mut ours = self.by_color[us.index()];

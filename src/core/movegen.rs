@@ -9,10 +9,10 @@
 //! test of their own.
 
 use super::bitboard::Bitboard;
-use super::geometry::{Geometry, NUM_DIRS};
+use super::geometry::NUM_DIRS;
 use super::moves::{Move, MoveFlag, MoveList};
 use super::piece::PieceKind;
-use super::position::{Position, slides_code};
+use super::position::Position;
 use super::square::Square;
 use super::variant::VariantKind;
 use arrayvec::ArrayVec;
@@ -120,11 +120,10 @@ impl Position {
         }
         // A pin: one of their sliders in line with the king, sliding along
         // the line, with exactly one piece between, ours.
-        for s in sliders & theirs {
-            let Some(d) = Geometry::direction(king, s) else { continue };
-            if !slides_code(r, d, self.board[s.index()]) {
-                continue;
-            }
+        let their_lines = PieceKind::SLIDERS
+            .iter()
+            .fold(Bitboard::EMPTY, |acc, &k| acc | (self.by_kind[k.index()] & r.slider_lines[k.index()][king.index()]));
+        for s in their_lines & theirs {
             let line = r.geometry.between(king, s);
             let between = line & occ;
             if between.count() == 1 && (between & ours).any() {
@@ -194,11 +193,20 @@ impl Position {
 
         // Pawns: unpinned ones as one set, pinned ones one by one.
         let pawns = self.pieces(us, PieceKind::Pawn);
-        // Pawn pushes that promote are kept by captures-only sinks, so pawns see the unfiltered mask.
+        // Pawn pushes that promote are kept by captures-only sinks, so pawns
+        // see the unfiltered mask; with a narrowed filter only the pawns one
+        // step short of promotion push at all.
         let pawn_mask = view.check_mask;
-        self.pawn_moves(sink, pawns - view.pinned, pawn_mask, theirs, !occ & r.geometry.board);
+        let pushers = if filter == Bitboard::FULL {
+            pawns
+        } else {
+            pawns & Bitboard::rank((us.promotion_rank() as i32 - us.forward()) as u8)
+        };
+        let empty = !occ & r.geometry.board;
+        self.pawn_moves(sink, pawns - view.pinned, pushers - view.pinned, pawn_mask, theirs, empty);
         for sq in pawns & view.pinned {
-            self.pawn_moves(sink, Bitboard::from(sq), pawn_mask & pin_line(sq), theirs, !occ & r.geometry.board);
+            let one = Bitboard::from(sq);
+            self.pawn_moves(sink, one, pushers & one, pawn_mask & pin_line(sq), theirs, empty);
         }
 
         // En passant: rare, so each capture is tested by playing it on the occupancy.
@@ -226,12 +234,14 @@ impl Position {
         }
     }
 
-    /// Pawn steps, double steps and captures of the pawns in `pawns`, landing in `mask`.
+    /// Captures of the pawns in `pawns` and steps and double steps of those
+    /// in `pushers` (a subset), landing in `mask`.
     #[inline]
     fn pawn_moves<S: MoveSink>(
         &self,
         sink: &mut S,
         pawns: Bitboard,
+        pushers: Bitboard,
         mask: Bitboard,
         theirs: Bitboard,
         empty: Bitboard,
@@ -244,11 +254,15 @@ impl Position {
         let f = us.forward();
         let promo = Bitboard::rank(us.promotion_rank());
         let off = |dx: i32, dy: i32, dz: i32| dx + 8 * dy + 64 * dz;
-        let start = pawns & Bitboard::rank(us.pawn_rank());
         for &(dx, dz) in r.pawn_capture_vectors {
             let t = pawns.shift(dx, f, dz) & theirs & mask;
             sink.pawn_targets(t, off(dx, f, dz), promo, r.promotions);
         }
+        if pushers.is_empty() {
+            return;
+        }
+        let pawns = pushers;
+        let start = pawns & Bitboard::rank(us.pawn_rank());
         match r.kind {
             VariantKind::Hdc => {
                 let single = pawns.shift(0, f, 0) & empty;

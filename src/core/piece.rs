@@ -101,6 +101,8 @@ impl PieceKind {
     ];
     /// The number of kinds.
     pub const COUNT: usize = 7;
+    /// The sliding kinds (the Duke exists in hdc only).
+    pub const SLIDERS: [PieceKind; 4] = [PieceKind::Bishop, PieceKind::Rook, PieceKind::Duke, PieceKind::Queen];
 
     /// The index 0..7.
     #[inline]

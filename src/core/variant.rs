@@ -253,6 +253,10 @@ pub struct Rules {
     pub slider_dirs: [Vec<usize>; PieceKind::COUNT],
     /// `slides_along[d]`: the kinds (bit `1 << kind`) that slide along direction `d`.
     pub slides_along: [u8; NUM_DIRS],
+    /// `slider_lines[kind][sq]`: every square on a ray from `sq` along a
+    /// direction `kind` slides in (empty sets for leapers), so that a slider that
+    /// could attack `sq` on an empty board is found with one mask.
+    pub slider_lines: [Vec<Bitboard>; PieceKind::COUNT],
     /// Knight targets from each square.
     pub knight: Vec<Bitboard>,
     /// King targets from each square.
@@ -301,6 +305,15 @@ impl Rules {
                 slides_along[d] |= 1 << k;
             }
         }
+        let slider_lines = std::array::from_fn(|k| {
+            let dirs: &[usize] = &slider_dirs[k];
+            (0..NUM_SQUARES)
+                .map(|i| {
+                    let s = Square::from_index_unchecked(i);
+                    dirs.iter().fold(Bitboard::EMPTY, |acc, &d| acc | geometry.ray(d, s))
+                })
+                .collect()
+        });
         let knight_vectors: Vec<(i8, i8, i8)> = knight_vectors(kind);
         let leaper = |vectors: &[(i8, i8, i8)]| -> Vec<Bitboard> {
             (0..NUM_SQUARES)
@@ -327,6 +340,7 @@ impl Rules {
             geometry,
             slider_dirs,
             slides_along,
+            slider_lines,
             knight: leaper(&knight_vectors),
             king: leaper(&DIRS),
             pawn_captures,

@@ -39,8 +39,6 @@ pub fn phase(pos: &Position) -> (i32, i32) {
 
 /// Attacking pieces counted at most in the king-attack feature.
 const MAX_ZONE_ATTACKERS: i32 = 6;
-/// The kinds that slide.
-const SLIDERS: [PieceKind; 4] = [PieceKind::Bishop, PieceKind::Rook, PieceKind::Duke, PieceKind::Queen];
 
 /// Per-variant tables: passed-pawn spans, neighbouring pawn columns, the full phase.
 struct Tables {
@@ -247,20 +245,25 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
                 zone_hits[knight] += hits;
             }
         }
-        for kind in SLIDERS {
+        for kind in PieceKind::SLIDERS {
             let pieces = pos.pieces(c, kind);
             if pieces.is_empty() {
                 continue;
             }
             let dirs = &r.slider_dirs[kind.index()];
+            let lines = &r.slider_lines[kind.index()];
             for sq in pieces {
                 // Rays from one square are disjoint: count each up to its
-                // first piece, which is reachable unless it is ours.
+                // first piece, which is reachable unless it is ours. Zone
+                // hits are counted only by a slider with a line into the zone.
                 let (mut m, mut hits) = (0i32, 0i32);
+                let near = (lines[sq.index()] & enemy_zone).any();
                 for &d in dirs {
                     for &s in r.geometry.ray_squares(sq, d) {
                         m += 1;
-                        hits += enemy_zone.has(s) as i32;
+                        if near {
+                            hits += enemy_zone.has(s) as i32;
+                        }
                         let v = board[s.index()];
                         if v != 0 {
                             m -= (v & 8 == code) as i32;
@@ -286,7 +289,7 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
         }
         // Open lines to our king along which the enemy has a slider kind.
         let enemy_kinds =
-            SLIDERS.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
+            PieceKind::SLIDERS.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
         let mut open = 0;
         for d in 0..NUM_DIRS {
             if r.slides_along[d] & enemy_kinds == 0 {

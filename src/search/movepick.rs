@@ -316,6 +316,54 @@ mod tests {
         assert!(buf.is_empty());
     }
 
+    /// Plays random games and checks, at every node, that captures-only
+    /// generation lists exactly the full list's captures and promotions, in
+    /// the same order; returns how many of them were promotion pushes.
+    fn captures_only_walk(variant: Variant, seed: u64) -> usize {
+        use rand::rngs::StdRng;
+        use rand::seq::IndexedRandom;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut buf = MoveBuffer::new();
+        let mut promotion_pushes = 0;
+        for _ in 0..8 {
+            let mut pos = Position::start(variant);
+            for _ in 0..300 {
+                let (s, e) = buf.generate(&pos, false);
+                if s == e {
+                    break;
+                }
+                let full: Vec<Move> = (s..e).map(|i| buf.get(i)).collect();
+                buf.truncate(s);
+                let expect: Vec<Move> = full.iter().copied().filter(|&m| !is_quiet(&pos, m)).collect();
+                let (cs, ce) = buf.generate(&pos, true);
+                let got: Vec<Move> = (cs..ce).map(|i| buf.get(i)).collect();
+                buf.truncate(cs);
+                assert_eq!(got, expect, "captures-only list in {}", pos.fen());
+                promotion_pushes +=
+                    got.iter().filter(|&&m| m.promotion_kind().is_some() && captured(&pos, m).is_none()).count();
+                // Captures half the time, so that the armies thin out and pawns run.
+                let captures: Vec<Move> = expect.iter().copied().filter(|&m| captured(&pos, m).is_some()).collect();
+                let m = if !captures.is_empty() && rng.random_range(0..2) == 0 {
+                    *captures.choose(&mut rng).unwrap()
+                } else {
+                    *full.choose(&mut rng).unwrap()
+                };
+                pos.make(m);
+            }
+        }
+        promotion_pushes
+    }
+
+    #[test]
+    fn captures_only_generation_matches_the_full_list_in_random_games() {
+        let mut pushes = captures_only_walk(Variant::hdc(), 11);
+        pushes += captures_only_walk(Variant::haberkorn(), 12);
+        pushes += captures_only_walk(Variant::haberkorn().with_layers(3).unwrap(), 13);
+        pushes += captures_only_walk(Variant::haberkorn_with(8, 4, 5, true, true).unwrap(), 14);
+        assert!(pushes > 0, "the walks never met a promotion push");
+    }
+
     #[test]
     fn tt_move_first_then_captures() {
         let mut pos = Position::start(Variant::hdc());
