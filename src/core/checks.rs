@@ -178,8 +178,9 @@ impl Position {
             | (r.king[i] & self.by_kind[PieceKind::King.index()])
             | (r.pawn_captures[Color::Black.index()][i] & pawns & self.by_color[Color::White.index()])
             | (r.pawn_captures[Color::White.index()][i] & pawns & self.by_color[Color::Black.index()]);
-        // Sliders: those in line with `sq`, sliding along the line, with nothing between.
-        for s in self.sliders() & occ {
+        // Sliders: those in line with `sq` (on one of the queen's lines,
+        // which are all 26), sliding along the line, with nothing between.
+        for s in self.sliders() & occ & r.slider_lines[PieceKind::Queen.index()][i] {
             if let Some(d) = Geometry::direction(sq, s)
                 && slides_code(r, d, self.board[s.index()])
                 && first_occupied(r, occ, sq, d) == Some(s)
