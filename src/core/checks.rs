@@ -167,6 +167,43 @@ impl Position {
         .any()
     }
 
+    /// Whether the piece on `sq` attacks a square next to the enemy king
+    /// (its 3×3×3 zone): the cheap sign of a mate threat that the search
+    /// uses to keep a quiet attacking move from being cut off unsearched.
+    /// A king never counts (it cannot give mate) and an empty square is no
+    /// threat.
+    pub fn attacks_king_zone(&self, sq: Square) -> bool {
+        let Some(p) = self.piece_at(sq) else { return false };
+        let r = self.rules;
+        let zone = r.king[self.king(!p.color).index()];
+        let i = sq.index();
+        match p.kind {
+            PieceKind::King => false,
+            PieceKind::Knight => (r.knight[i] & zone).any(),
+            PieceKind::Pawn => (r.pawn_captures[p.color.index()][i] & zone).any(),
+            kind => {
+                let occ = self.occupied();
+                zone.into_iter().any(|z| {
+                    Geometry::direction(z, sq)
+                        .is_some_and(|d| r.slides(kind, d) && (r.geometry.between(z, sq) & occ).is_empty())
+                })
+            }
+        }
+    }
+
+    /// How many squares next to `c`'s king it could step to: not held by its
+    /// own pieces and not attacked by the enemy (with the king itself off
+    /// the board, so that it cannot hide behind itself on a line).
+    pub fn king_flights(&self, c: Color) -> u32 {
+        let k = self.king(c);
+        let mut occ = self.occupied();
+        occ.clear(k);
+        (self.rules.king[k.index()] - self.by_color[c.index()])
+            .into_iter()
+            .filter(|&s| !self.is_attacked_with(s, !c, occ, Bitboard::EMPTY))
+            .count() as u32
+    }
+
     /// Every piece of either colour attacking `sq` when the board is occupied
     /// as `occ` (pieces off `occ` neither attack nor block): the x-ray view of
     /// a static exchange evaluation.
@@ -236,6 +273,12 @@ mod tests {
             }
             let walk = walk_attackers(pos, sq, occ);
             assert_eq!(pos.attackers_to(sq, occ), walk, "{sq} in {}", pos.fen());
+            if let Some(p) = pos.piece_at(sq) {
+                let zone = pos.rules.king[pos.king(!p.color).index()];
+                let expect = p.kind != PieceKind::King
+                    && zone.into_iter().any(|z| walk_attackers(pos, z, pos.occupied()).has(sq));
+                assert_eq!(pos.attacks_king_zone(sq), expect, "king zone from {sq} in {}", pos.fen());
+            }
             for c in Color::ALL {
                 let expect = (walk_attackers(pos, sq, pos.occupied()) & pos.color_pieces(c)).any();
                 assert_eq!(pos.is_attacked(sq, c), expect, "{sq} by {c:?} in {}", pos.fen());
@@ -255,6 +298,9 @@ mod tests {
                 if moves.is_empty() {
                     break;
                 }
+                let us = pos.side_to_move();
+                let steps = moves.iter().filter(|m| m.from() == pos.king(us) && m.flag() != MoveFlag::Castle).count();
+                assert_eq!(pos.king_flights(us), steps as u32, "king flights in {}", pos.fen());
                 for &m in moves.iter() {
                     let predicted = pos.gives_check(m);
                     let undo = pos.make(m);

@@ -9,6 +9,15 @@
 //! grows with the node's move count, and moves that give check are never
 //! pruned by move count, futility or exchange loss (a quiet mating check
 //! deep in a long move list must still be tried).
+//!
+//! Three guards keep short mates visible (in haberkorn; in hdc only with
+//! `hdc_mate_guards`, see its reason): no reverse futility at a node
+//! whose last move put a piece next to the mover's king when that king has
+//! at most `threat_flights` squares to go to; no late-move pruning or
+//! reduction while the window lies in mate range (a faster mate or a longer
+//! defence is sought); and a side whose alpha is `lost_margin_*` or more
+//! below zero makes no null move and keeps its checks from exchange
+//! pruning.
 
 use super::eval::evaluate_cached;
 use super::history::bonus;
@@ -91,14 +100,21 @@ impl Searcher<'_> {
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
         let t = self.shared.params.tunables;
+        let guards = self.mate_guards();
+        // A side this far behind faces a mating attack: a null-move cutoff
+        // cannot see the mate, and its checks are all it has.
+        let lost_margin = if self.pos.is_hdc() { t.lost_margin_hdc } else { t.lost_margin_haberkorn };
+        let far_behind = guards && alpha <= -lost_margin;
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             if sw.reverse_futility
                 && depth <= t.rfp_max_depth
                 && eval - t.rfp_margin * (depth - improving as i32) >= beta
+                && !(guards && self.threatened(ply))
             {
                 return eval;
             }
             if sw.null_move
+                && !far_behind
                 && depth >= t.nmp_min_depth
                 && eval >= beta
                 && ply >= self.nmp_min_ply
@@ -121,6 +137,9 @@ impl Searcher<'_> {
         self.buf.score(&self.pos, start..end, tt_move, &self.hist, ply, prev);
         self.hist.clear_killers(ply + 1);
         let move_count = (end - start) as i32;
+        // A window in mate range: a mate is proven and a faster one (or a
+        // longer defence) is sought; move counts and reductions would hide it.
+        let mate_window = guards && (alpha >= MATE_BOUND || beta <= -MATE_BOUND);
         let lmp_count = (t.lmp_base + depth * depth + t.lmp_share * move_count * depth / 100) / (2 - improving as i32);
         let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
         let (mut best, mut best_move) = (-INF, Move::NONE);
@@ -139,7 +158,12 @@ impl Searcher<'_> {
                 && !*safe_check.get_or_insert_with(|| self.safe_check(m))
             {
                 if quiet {
-                    if sw.late_move_pruning && !pv_node && depth <= t.lmp_max_depth && tried >= lmp_count {
+                    if sw.late_move_pruning
+                        && !pv_node
+                        && !mate_window
+                        && depth <= t.lmp_max_depth
+                        && tried >= lmp_count
+                    {
                         continue;
                     }
                     if sw.futility
@@ -152,6 +176,7 @@ impl Searcher<'_> {
                     if sw.see_pruning
                         && depth <= t.see_quiet_depth
                         && !see_ge(&self.pos, m, -t.see_quiet_margin * depth)
+                        && !(far_behind && self.pos.gives_check(m))
                     {
                         continue;
                     }
@@ -163,7 +188,7 @@ impl Searcher<'_> {
                     continue;
                 }
             }
-            let reducible = sw.lmr && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
+            let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(m));
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
@@ -224,6 +249,23 @@ impl Searcher<'_> {
         let stored = if best_move.is_none() { tt_move } else { best_move };
         self.shared.tt.store(key, stored, score_to_tt(best, ply), depth, bound);
         best
+    }
+
+    /// Whether the mate guards act in this game (always in haberkorn, in
+    /// hdc only with `hdc_mate_guards`).
+    pub(super) fn mate_guards(&self) -> bool {
+        !self.pos.is_hdc() || self.shared.params.tunables.hdc_mate_guards != 0
+    }
+
+    /// Whether the move that led to this node threatens mate: it put a
+    /// piece next to the king of the side to move, and that king has at
+    /// most `threat_flights` squares to flee to. Reverse futility must not
+    /// answer such a threat with the static evaluation.
+    fn threatened(&self, ply: usize) -> bool {
+        let prev = self.stack[ply - 1].mv;
+        !prev.is_none()
+            && self.pos.attacks_king_zone(prev.to())
+            && self.pos.king_flights(self.pos.side_to_move()) <= self.shared.params.tunables.threat_flights as u32
     }
 
     /// Whether `m` gives check without losing material in exchange: such
