@@ -74,9 +74,9 @@ fn the_file_holds_forty_mates_per_game_of_every_length() {
 fn every_mate_in_n_is_found_at_depth_2n_plus_2() {
     let mut failures = Vec::new();
     for (line, case) in numbered_cases() {
-        let found = found(&case, SearchParams::default());
+        let (found, got) = outcome(&case, SearchParams::default());
         if !found && !KNOWN_MISSES.contains(&line) {
-            failures.push(format!("line {line}: {} missed", case.line()));
+            failures.push(format!("line {line}: {} -> {got}", case.line()));
         }
         if found && KNOWN_MISSES.contains(&line) {
             failures.push(format!("line {line} is found now: take it off KNOWN_MISSES"));
@@ -86,22 +86,27 @@ fn every_mate_in_n_is_found_at_depth_2n_plus_2() {
 }
 
 /// Whether `go depth 2N + 2` (depth 2 for a mate in one) with `params`
-/// reports `mate N` with one of the case's key moves.
-fn found(case: &MateCase, params: SearchParams) -> bool {
+/// reports `mate N` with one of the case's key moves, and what it reported
+/// (for the failure message).
+fn outcome(case: &MateCase, params: SearchParams) -> (bool, String) {
     let depth = if case.moves == 1 { 2 } else { 2 * case.moves + 2 };
     let (score, best) = search(case, depth, params);
     let keys: Vec<String> = case.keys.iter().map(|m| m.to_string()).collect();
-    score == Some(Score::Mate(case.moves as i32)) && best.as_ref().is_some_and(|b| keys.contains(b))
+    let found = score == Some(Score::Mate(case.moves as i32)) && best.as_ref().is_some_and(|b| keys.contains(b));
+    (found, format!("{score:?} {best:?} (keys {keys:?})"))
 }
 
 #[test]
 fn with_the_mate_guards_in_hdc_every_mate_is_found() {
     let mut params = SearchParams::default();
     params.tunables.set("hdc_mate_guards", 1).unwrap();
-    let missed: Vec<usize> = numbered_cases()
+    let missed: Vec<String> = numbered_cases()
         .into_iter()
-        .filter(|(_, c)| c.position.is_hdc() && !found(c, params))
-        .map(|(line, _)| line)
+        .filter(|(_, c)| c.position.is_hdc())
+        .filter_map(|(line, c)| match outcome(&c, params) {
+            (true, _) => None,
+            (false, got) => Some(format!("line {line}: {got}")),
+        })
         .collect();
-    assert!(missed.is_empty(), "hdc mates missed with hdc_mate_guards = 1: lines {missed:?}");
+    assert!(missed.is_empty(), "hdc mates missed with hdc_mate_guards = 1:\n{}", missed.join("\n"));
 }

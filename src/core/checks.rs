@@ -145,7 +145,7 @@ impl Position {
                 PieceKind::King => false,
                 kind => r.slider_lines[kind.index()][king.index()].has(to),
             };
-            if !direct && !r.slider_lines[PieceKind::Queen.index()][king.index()].has(m.from()) {
+            if !direct && !r.lines(king).has(m.from()) {
                 return false;
             }
         }
@@ -181,12 +181,12 @@ impl Position {
             PieceKind::King => false,
             PieceKind::Knight => (r.knight[i] & zone).any(),
             PieceKind::Pawn => (r.pawn_captures[p.color.index()][i] & zone).any(),
+            // Zone squares on the slider's own lines, with nothing between.
             kind => {
                 let occ = self.occupied();
-                zone.into_iter().any(|z| {
-                    Geometry::direction(z, sq)
-                        .is_some_and(|d| r.slides(kind, d) && (r.geometry.between(z, sq) & occ).is_empty())
-                })
+                (r.slider_lines[kind.index()][i] & zone)
+                    .into_iter()
+                    .any(|z| (r.geometry.between(z, sq) & occ).is_empty())
             }
         }
     }
@@ -215,9 +215,8 @@ impl Position {
             | (r.king[i] & self.by_kind[PieceKind::King.index()])
             | (r.pawn_captures[Color::Black.index()][i] & pawns & self.by_color[Color::White.index()])
             | (r.pawn_captures[Color::White.index()][i] & pawns & self.by_color[Color::Black.index()]);
-        // Sliders: those in line with `sq` (on one of the queen's lines,
-        // which are all 26), sliding along the line, with nothing between.
-        for s in self.sliders() & occ & r.slider_lines[PieceKind::Queen.index()][i] {
+        // Sliders: those in line with `sq`, sliding along the line, with nothing between.
+        for s in self.sliders() & occ & r.lines(sq) {
             if let Some(d) = Geometry::direction(sq, s)
                 && slides_code(r, d, self.board[s.index()])
                 && first_occupied(r, occ, sq, d) == Some(s)

@@ -441,10 +441,8 @@ impl Position {
         }
         // From each of their sliders on a line through `sq` (few, where the
         // 26 rays from `sq` are many squares), whether it is the first piece
-        // on that line and slides along it. The queen slides along all 26
-        // directions in both games, so her lines are every line.
-        let lines = r.slider_lines[PieceKind::Queen.index()][i];
-        (self.sliders() & theirs & occ & lines).into_iter().any(|s| {
+        // on that line and slides along it.
+        (self.sliders() & theirs & occ & r.lines(sq)).into_iter().any(|s| {
             Geometry::direction(sq, s)
                 .is_some_and(|d| slides_code(r, d, self.board[s.index()]) && first_occupied(r, occ, sq, d) == Some(s))
         })

@@ -364,6 +364,14 @@ impl Rules {
         self.geometry.layers
     }
 
+    /// Every square on one of the 26 lines through `sq` (the queen slides
+    /// along all of them in both games): where any slider that could reach
+    /// `sq` on an empty board stands.
+    #[inline]
+    pub fn lines(&self, sq: Square) -> Bitboard {
+        self.slider_lines[PieceKind::Queen.index()][sq.index()]
+    }
+
     /// Whether a piece of `kind` slides along direction `d`.
     #[inline]
     pub fn slides(&self, kind: PieceKind, d: usize) -> bool {
