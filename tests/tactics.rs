@@ -3,30 +3,20 @@
 //! found by `go depth 2N + 2` with the score `mate N` and one of their key
 //! moves; mates in one by `go depth 2`.
 //!
-//! [`KNOWN_MISSES`] lists, by line, the mates today's search does not prove
-//! at that depth: three hdc mates in 3 that need the mate guards, which act
-//! in haberkorn only unless `hdc_mate_guards` is set (see docs/strength.md
-//! rows 14–18). The test fails on any other miss, so a change that loses a
-//! mate is caught, and on a listed mate that is found, so the list stays
-//! exact; a second test proves that with the guards on in hdc every mate of
-//! the file is found.
+//! Every mate of the file is found; a change that loses one fails here
+//! with the score, best move and key moves it reported. The three mate
+//! guards of the search (docs/strength.md rows 14–19) each carry some of
+//! them: hdc's mates in 3 of lines 33, 40 and 42 need all three.
 
-use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings};
+use cubist::search::{Engine, Limits, Report, Score, Settings};
 use cubist::tactics::MateCase;
 use std::sync::mpsc;
 
 const MATES: &str = include_str!("data/mates.txt");
 
-/// Lines of mates.txt not proved at depth 2N + 2 by today's search, all hdc
-/// mates in 3: 40 (LMR keeps the quiet key move reduced once a mate in 4 is
-/// proven), 42 (the lost side's null move hides the mate) and 33 (the lost
-/// side's check is exchange-pruned).
-const KNOWN_MISSES: [usize; 3] = [33, 40, 42];
-
 /// The last reported score and the best move of a search to `depth`.
-fn search(case: &MateCase, depth: u32, params: SearchParams) -> (Option<Score>, Option<String>) {
+fn search(case: &MateCase, depth: u32) -> (Option<Score>, Option<String>) {
     let mut engine = Engine::new(Settings { hash_mb: 8, ..Settings::default() });
-    engine.set_params(params);
     let (tx, rx) = mpsc::channel();
     engine.go(&case.position, Limits { depth: Some(depth), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
     engine.wait();
@@ -74,39 +64,20 @@ fn the_file_holds_forty_mates_per_game_of_every_length() {
 fn every_mate_in_n_is_found_at_depth_2n_plus_2() {
     let mut failures = Vec::new();
     for (line, case) in numbered_cases() {
-        let (found, got) = outcome(&case, SearchParams::default());
-        if !found && !KNOWN_MISSES.contains(&line) {
+        let (found, got) = outcome(&case);
+        if !found {
             failures.push(format!("line {line}: {} -> {got}", case.line()));
         }
-        if found && KNOWN_MISSES.contains(&line) {
-            failures.push(format!("line {line} is found now: take it off KNOWN_MISSES"));
-        }
     }
-    assert!(failures.is_empty(), "{} mates missed or found unexpectedly:\n{}", failures.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} mates missed:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Whether `go depth 2N + 2` (depth 2 for a mate in one) with `params`
-/// reports `mate N` with one of the case's key moves, and what it reported
+/// Whether `go depth 2N + 2` (depth 2 for a mate in one) reports `mate N` with one of the case's key moves, and what it reported
 /// (for the failure message).
-fn outcome(case: &MateCase, params: SearchParams) -> (bool, String) {
+fn outcome(case: &MateCase) -> (bool, String) {
     let depth = if case.moves == 1 { 2 } else { 2 * case.moves + 2 };
-    let (score, best) = search(case, depth, params);
+    let (score, best) = search(case, depth);
     let keys: Vec<String> = case.keys.iter().map(|m| m.to_string()).collect();
     let found = score == Some(Score::Mate(case.moves as i32)) && best.as_ref().is_some_and(|b| keys.contains(b));
     (found, format!("{score:?} {best:?} (keys {keys:?})"))
-}
-
-#[test]
-fn with_the_mate_guards_in_hdc_every_mate_is_found() {
-    let mut params = SearchParams::default();
-    params.tunables.set("hdc_mate_guards", 1).unwrap();
-    let missed: Vec<String> = numbered_cases()
-        .into_iter()
-        .filter(|(_, c)| c.position.is_hdc())
-        .filter_map(|(line, c)| match outcome(&c, params) {
-            (true, _) => None,
-            (false, got) => Some(format!("line {line}: {got}")),
-        })
-        .collect();
-    assert!(missed.is_empty(), "hdc mates missed with hdc_mate_guards = 1:\n{}", missed.join("\n"));
 }

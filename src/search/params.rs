@@ -94,7 +94,6 @@ tunables! {
     nmp_eval_div = 200, 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
     lost_margin_haberkorn = 1000, 200, 30000, "A side whose alpha is this far below zero (about a queen and a pawn) makes no null move and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches).";
     lost_margin_hdc = 2500, 200, 30000, "lost_margin in hdc, whose material is worth about 2.5 times haberkorn's (a queen 2254 against 812), so that 1000 (less than a Duke) is not yet lost.";
-    hdc_mate_guards = 0, 0, 1, "1: the mate guards (threat, mate-window and lost-side guards) in hdc as well as haberkorn; off since their non-regression test in hdc leaned to H0 (strength log row 18), though hdc's mates 33, 40 and 42 of tests/data/mates.txt need them.";
     nmp_verify_pieces = 2, 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
     lmp_max_depth = 8, 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
     lmp_base = 3, 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";

@@ -119,7 +119,6 @@ impl Searcher<'_> {
     fn root(&mut self, mut alpha: i32, beta: i32, depth: i32, pv_idx: usize) -> i32 {
         let mut best = -INF;
         let (sw, t) = (self.shared.params.switches, self.shared.params.tunables);
-        let guards = self.mate_guards();
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
             self.stack[0].mv = m;
@@ -128,13 +127,7 @@ impl Searcher<'_> {
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;
             let late = i - pv_idx;
-            let r = if sw.lmr
-                && !(guards && alpha >= MATE_BOUND)
-                && depth >= t.lmr_min_depth
-                && quiet
-                && !gives_check
-                && late > 3
-            {
+            let r = if sw.lmr && alpha < MATE_BOUND && depth >= t.lmr_min_depth && quiet && !gives_check && late > 3 {
                 (self.lmr[depth.min(63) as usize][late.min(63)] as i32 - 1).clamp(0, new_depth - 1)
             } else {
                 0

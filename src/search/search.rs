@@ -10,8 +10,7 @@
 //! pruned by move count, futility or exchange loss (a quiet mating check
 //! deep in a long move list must still be tried).
 //!
-//! Three guards keep short mates visible (in haberkorn; in hdc only with
-//! `hdc_mate_guards`, see its reason): no reverse futility at a node
+//! Three guards keep short mates visible: no reverse futility at a node
 //! whose last move put a piece next to the mover's king when that king has
 //! at most `threat_flights` squares to go to; no late-move pruning or
 //! reduction while the window lies in mate range (a faster mate or a longer
@@ -100,16 +99,15 @@ impl Searcher<'_> {
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
         let t = self.shared.params.tunables;
-        let guards = self.mate_guards();
         // A side this far behind faces a mating attack: a null-move cutoff
         // cannot see the mate, and its checks are all it has.
         let lost_margin = if self.pos.is_hdc() { t.lost_margin_hdc } else { t.lost_margin_haberkorn };
-        let far_behind = guards && alpha <= -lost_margin;
+        let far_behind = alpha <= -lost_margin;
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             if sw.reverse_futility
                 && depth <= t.rfp_max_depth
                 && eval - t.rfp_margin * (depth - improving as i32) >= beta
-                && !(guards && self.threatened(ply))
+                && !self.threatened(ply)
             {
                 return eval;
             }
@@ -139,7 +137,7 @@ impl Searcher<'_> {
         let move_count = (end - start) as i32;
         // A window in mate range: a mate is proven and a faster one (or a
         // longer defence) is sought; move counts and reductions would hide it.
-        let mate_window = guards && (alpha >= MATE_BOUND || beta <= -MATE_BOUND);
+        let mate_window = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
         let lmp_count = (t.lmp_base + depth * depth + t.lmp_share * move_count * depth / 100) / (2 - improving as i32);
         let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
         let (mut best, mut best_move) = (-INF, Move::NONE);
@@ -249,12 +247,6 @@ impl Searcher<'_> {
         let stored = if best_move.is_none() { tt_move } else { best_move };
         self.shared.tt.store(key, stored, score_to_tt(best, ply), depth, bound);
         best
-    }
-
-    /// Whether the mate guards act in this game (always in haberkorn, in
-    /// hdc only with `hdc_mate_guards`).
-    pub(super) fn mate_guards(&self) -> bool {
-        !self.pos.is_hdc() || self.shared.params.tunables.hdc_mate_guards != 0
     }
 
     /// Whether the move that led to this node threatens mate: it put a
