@@ -1,7 +1,7 @@
 //! The search through the `Engine` API: tactics in both variants within a
 //! node budget, determinism, stop, the only move, searchmoves and MultiPV.
 
-use cubist::core::{Move, Position, Variant};
+use cubist::core::{Color, Move, PieceKind, Position, Variant};
 use cubist::search::{Engine, Info, Limits, Report, Score, Settings};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -72,6 +72,23 @@ fn mate_after(pos: &mut Position, m: Move, n: u32) -> bool {
     result
 }
 
+/// Whether `m` wins Black's queen: it takes the queen, or every reply leaves
+/// it to a capture (an in-between check, say, after which it still falls).
+fn wins_the_queen(pos: &mut Position, m: Move) -> bool {
+    let queens = |p: &Position| p.pieces(Color::Black, PieceKind::Queen);
+    let u = pos.make(m);
+    let result = queens(pos).is_empty()
+        || pos.legal_moves().iter().all(|&r| {
+            let ru = pos.make(r);
+            let q = queens(pos);
+            let falls = q.is_empty() || pos.legal_moves().iter().any(|w| q.has(w.to()));
+            pos.unmake(r, &ru);
+            falls
+        });
+    pos.unmake(m, &u);
+    result
+}
+
 fn haberkorn() -> Variant {
     Variant::haberkorn()
 }
@@ -131,6 +148,7 @@ fn the_winning_capture_is_found_in_both_variants() {
     let layer = |s: &str| s.to_string();
     let empty = "8/8/8/8/8/8/8/8";
     // White: Ke1-IV Ra1-IV Qd1-IV. Black: Kh8-V, queen a8-IV (undefended), pawns d6-IV and e7-IV.
+    // A move that does not win the queen (a quiet one, say) fails the test.
     let iv = layer("q7/4p3/3p4/8/8/8/8/R2QK3");
     let v = layer("7k/8/8/8/8/8/8/8");
     let layers: Vec<String> = (0..8)
@@ -146,11 +164,15 @@ fn the_winning_capture_is_found_in_both_variants() {
         .collect();
     let fen = format!("{} w - - 0 1", layers.join("|"));
     for variant in [Variant::hdc(), Variant::haberkorn()] {
-        let pos = Position::from_fen(&fen, variant).unwrap();
+        let mut pos = Position::from_fen(&fen, variant).unwrap();
         let capture = pos.parse_move("a1-IVa8-IV").unwrap();
-        assert!(pos.is_legal(capture));
+        assert!(pos.is_legal(capture) && wins_the_queen(&mut pos, capture));
+        let quiet = pos.parse_move("e1-IVe2-IV").unwrap();
+        assert!(!wins_the_queen(&mut pos, quiet), "{variant}: the queen can flee a quiet move");
         let out = search(&pos, nodes(200_000));
-        assert_eq!(out.best, Some(capture), "{variant}");
+        // The capture, or (hdc) the queen's check from d4-I first, after which the queen still falls.
+        let best = out.best.expect("a move");
+        assert!(wins_the_queen(&mut pos, best), "{variant}: {best} does not win the queen");
         assert!(matches!(out.infos.last().unwrap().score, Score::Cp(cp) if cp > 500));
     }
 }
