@@ -173,10 +173,10 @@ impl Position {
 
         // Sliders.
         for sq in self.sliders() & ours {
-            let kind = (self.board[sq.index()] & 7) - 1;
+            let kind = PieceKind::ALL[((self.board[sq.index()] & 7) - 1) as usize];
             let mut attacks = Bitboard::EMPTY;
-            for &d in &r.slider_dirs[kind as usize] {
-                for &s in r.geometry.ray_squares(sq, d) {
+            for &ray in r.slider_rays(kind, sq) {
+                for &s in ray {
                     attacks.set(s);
                     // Occupied: the mailbox is one load where the bitboard is eight words.
                     if self.board[s.index() & 511] != 0 {

@@ -257,6 +257,13 @@ pub struct Rules {
     /// direction `kind` slides in (empty sets for leapers), so that a slider that
     /// could attack `sq` on an empty board is found with one mask.
     pub slider_lines: [Vec<Bitboard>; PieceKind::COUNT],
+    /// `slider_rays[kind][ray_starts[kind][sq]..ray_starts[kind][sq + 1]]`:
+    /// the rays `kind` slides along from `sq`, in direction order, nearest
+    /// square first, the empty ones (off the board's edge) left out; read
+    /// through [`Rules::slider_rays`].
+    slider_rays: [Vec<&'static [Square]>; PieceKind::COUNT],
+    /// Where each square's rays start in `slider_rays` (one entry more than squares).
+    ray_starts: [Vec<u32>; PieceKind::COUNT],
     /// Knight targets from each square.
     pub knight: Vec<Bitboard>,
     /// King targets from each square.
@@ -314,6 +321,17 @@ impl Rules {
                 })
                 .collect()
         });
+        let mut ray_starts: [Vec<u32>; PieceKind::COUNT] = Default::default();
+        let slider_rays = std::array::from_fn(|k| {
+            let mut rays: Vec<&'static [Square]> = Vec::new();
+            for i in 0..NUM_SQUARES {
+                ray_starts[k].push(rays.len() as u32);
+                let s = Square::from_index_unchecked(i);
+                rays.extend(slider_dirs[k].iter().map(|&d| geometry.ray_squares(s, d)).filter(|r| !r.is_empty()));
+            }
+            ray_starts[k].push(rays.len() as u32);
+            rays
+        });
         let knight_vectors: Vec<(i8, i8, i8)> = knight_vectors(kind);
         let leaper = |vectors: &[(i8, i8, i8)]| -> Vec<Bitboard> {
             (0..NUM_SQUARES)
@@ -341,6 +359,8 @@ impl Rules {
             slider_dirs,
             slides_along,
             slider_lines,
+            slider_rays,
+            ray_starts,
             knight: leaper(&knight_vectors),
             king: leaper(&DIRS),
             pawn_captures,
@@ -370,6 +390,16 @@ impl Rules {
     #[inline]
     pub fn lines(&self, sq: Square) -> Bitboard {
         self.slider_lines[PieceKind::Queen.index()][sq.index()]
+    }
+
+    /// The rays a `kind` on `sq` slides along that hold at least one square
+    /// (in direction order, nearest square first; none for leapers): the
+    /// walks of move generation and mobility skip the edge's empty rays.
+    #[inline]
+    pub fn slider_rays(&self, kind: PieceKind, sq: Square) -> &[&'static [Square]] {
+        let (k, i) = (kind.index(), sq.index());
+        let starts = &self.ray_starts[k];
+        &self.slider_rays[k][starts[i] as usize..starts[i + 1] as usize]
     }
 
     /// Whether a piece of `kind` slides along direction `d`.
@@ -506,6 +536,31 @@ mod tests {
         assert_eq!(hdc.king[centre.index()].count(), 26);
         assert_eq!(hdc.pawn_captures[0][centre.index()].count(), 4);
         assert_eq!(hab.pawn_captures[1][centre.index()].count(), 6);
+    }
+
+    #[test]
+    fn slider_rays_are_the_non_empty_rays_of_the_kinds_directions_in_order() {
+        for variant in [Variant::hdc(), Variant::haberkorn(), Variant::haberkorn_with(3, 1, 3, false, false).unwrap()] {
+            let r = variant.rules();
+            for kind in PieceKind::ALL {
+                for i in 0..NUM_SQUARES {
+                    let sq = Square::from_index_unchecked(i);
+                    let expected: Vec<&[Square]> = r.slider_dirs[kind.index()]
+                        .iter()
+                        .map(|&d| r.geometry.ray_squares(sq, d))
+                        .filter(|ray| !ray.is_empty())
+                        .collect();
+                    assert_eq!(r.slider_rays(kind, sq), expected.as_slice(), "{kind:?} on {i}");
+                    let union =
+                        r.slider_rays(kind, sq).iter().flat_map(|ray| ray.iter().copied()).collect::<Bitboard>();
+                    assert_eq!(union, r.slider_lines[kind.index()][i], "{kind:?} on {i}");
+                }
+            }
+        }
+        // A rook in the corner of hdc's cube has three rays, in the centre six.
+        let hdc = Variant::hdc();
+        assert_eq!(hdc.rules().slider_rays(PieceKind::Rook, Square::new(0, 0, 0)).len(), 3);
+        assert_eq!(hdc.rules().slider_rays(PieceKind::Rook, Square::new(3, 3, 3)).len(), 6);
     }
 
     #[test]

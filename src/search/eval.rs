@@ -250,7 +250,6 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
             if pieces.is_empty() {
                 continue;
             }
-            let dirs = &r.slider_dirs[kind.index()];
             let lines = &r.slider_lines[kind.index()];
             for sq in pieces {
                 // Rays from one square are disjoint: count each up to its
@@ -258,8 +257,8 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
                 // hits are counted only by a slider with a line into the zone.
                 let (mut m, mut hits) = (0i32, 0i32);
                 let near = (lines[sq.index()] & enemy_zone).any();
-                for &d in dirs {
-                    for &s in r.geometry.ray_squares(sq, d) {
+                for &ray in r.slider_rays(kind, sq) {
+                    for &s in ray {
                         m += 1;
                         if near {
                             hits += enemy_zone.has(s) as i32;
