@@ -264,6 +264,8 @@ pub struct Rules {
     slider_rays: [Vec<&'static [Square]>; PieceKind::COUNT],
     /// Where each square's rays start in `slider_rays` (one entry more than squares).
     ray_starts: [Vec<u32>; PieceKind::COUNT],
+    /// `ray_dirs[kind][j]`: the direction of `slider_rays[kind][j]`.
+    ray_dirs: [Vec<u8>; PieceKind::COUNT],
     /// Knight targets from each square.
     pub knight: Vec<Bitboard>,
     /// King targets from each square.
@@ -322,12 +324,19 @@ impl Rules {
                 .collect()
         });
         let mut ray_starts: [Vec<u32>; PieceKind::COUNT] = Default::default();
+        let mut ray_dirs: [Vec<u8>; PieceKind::COUNT] = Default::default();
         let slider_rays = std::array::from_fn(|k| {
             let mut rays: Vec<&'static [Square]> = Vec::new();
             for i in 0..NUM_SQUARES {
                 ray_starts[k].push(rays.len() as u32);
                 let s = Square::from_index_unchecked(i);
-                rays.extend(slider_dirs[k].iter().map(|&d| geometry.ray_squares(s, d)).filter(|r| !r.is_empty()));
+                for &d in &slider_dirs[k] {
+                    let ray = geometry.ray_squares(s, d);
+                    if !ray.is_empty() {
+                        rays.push(ray);
+                        ray_dirs[k].push(d as u8);
+                    }
+                }
             }
             ray_starts[k].push(rays.len() as u32);
             rays
@@ -361,6 +370,7 @@ impl Rules {
             slider_lines,
             slider_rays,
             ray_starts,
+            ray_dirs,
             knight: leaper(&knight_vectors),
             king: leaper(&DIRS),
             pawn_captures,
@@ -400,6 +410,18 @@ impl Rules {
         let (k, i) = (kind.index(), sq.index());
         let starts = &self.ray_starts[k];
         &self.slider_rays[k][starts[i] as usize..starts[i + 1] as usize]
+    }
+
+    /// [`Rules::slider_rays`] with the direction of each ray.
+    #[inline]
+    pub fn slider_rays_with_dirs(
+        &self,
+        kind: PieceKind,
+        sq: Square,
+    ) -> impl Iterator<Item = (usize, &'static [Square])> {
+        let (k, i) = (kind.index(), sq.index());
+        let range = self.ray_starts[k][i] as usize..self.ray_starts[k][i + 1] as usize;
+        self.ray_dirs[k][range.clone()].iter().map(|&d| d as usize).zip(self.slider_rays[k][range].iter().copied())
     }
 
     /// Whether a piece of `kind` slides along direction `d`.
@@ -551,6 +573,13 @@ mod tests {
                         .filter(|ray| !ray.is_empty())
                         .collect();
                     assert_eq!(r.slider_rays(kind, sq), expected.as_slice(), "{kind:?} on {i}");
+                    let with_dirs: Vec<(usize, &[Square])> = r.slider_rays_with_dirs(kind, sq).collect();
+                    let expected_dirs: Vec<(usize, &[Square])> = r.slider_dirs[kind.index()]
+                        .iter()
+                        .map(|&d| (d, r.geometry.ray_squares(sq, d)))
+                        .filter(|(_, ray)| !ray.is_empty())
+                        .collect();
+                    assert_eq!(with_dirs, expected_dirs, "{kind:?} on {i}");
                     let union =
                         r.slider_rays(kind, sq).iter().flat_map(|ray| ray.iter().copied()).collect::<Bitboard>();
                     assert_eq!(union, r.slider_lines[kind.index()][i], "{kind:?} on {i}");

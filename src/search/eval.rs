@@ -14,7 +14,6 @@
 //! mobility and king-zone attacks are counted in one walk along each
 //! slider's rays.
 
-use crate::core::geometry::NUM_DIRS;
 use crate::core::psq::{PHASE, mirror};
 use crate::core::weights::{Weights, at, placement_indices, weights};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
@@ -290,12 +289,9 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
         let enemy_kinds =
             PieceKind::SLIDERS.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
         let mut open = 0;
-        for d in 0..NUM_DIRS {
-            if r.slides_along[d] & enemy_kinds == 0 {
-                continue;
-            }
-            let ray = r.geometry.ray_squares(kings[ci], d);
-            if ray.len() < 2 {
+        // The queen's rays are every line from the king that holds a square.
+        for (d, ray) in r.slider_rays_with_dirs(PieceKind::Queen, kings[ci]) {
+            if ray.len() < 2 || r.slides_along[d] & enemy_kinds == 0 {
                 continue;
             }
             match ray.iter().map(|s| board[s.index()]).find(|&v| v != 0) {
@@ -522,6 +518,7 @@ pub fn trace(pos: &Position) -> String {
 mod tests {
     use super::*;
     use crate::core::Variant;
+    use crate::core::geometry::NUM_DIRS;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use rand::seq::IndexedRandom;
