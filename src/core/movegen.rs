@@ -173,9 +173,9 @@ impl Position {
 
         // Sliders.
         for sq in self.sliders() & ours {
-            let kind = PieceKind::ALL[((self.board[sq.index()] & 7) - 1) as usize];
+            let Some(p) = self.piece_at(sq) else { continue };
             let mut attacks = Bitboard::EMPTY;
-            for &ray in r.slider_rays(kind, sq) {
+            for &ray in r.slider_rays(p.kind, sq) {
                 for &s in ray {
                     attacks.set(s);
                     // Occupied: the mailbox is one load where the bitboard is eight words.

@@ -407,9 +407,7 @@ impl Rules {
     /// walks of move generation and mobility skip the edge's empty rays.
     #[inline]
     pub fn slider_rays(&self, kind: PieceKind, sq: Square) -> &[&'static [Square]] {
-        let (k, i) = (kind.index(), sq.index());
-        let starts = &self.ray_starts[k];
-        &self.slider_rays[k][starts[i] as usize..starts[i + 1] as usize]
+        &self.slider_rays[kind.index()][self.ray_range(kind, sq)]
     }
 
     /// [`Rules::slider_rays`] with the direction of each ray.
@@ -419,9 +417,16 @@ impl Rules {
         kind: PieceKind,
         sq: Square,
     ) -> impl Iterator<Item = (usize, &'static [Square])> {
-        let (k, i) = (kind.index(), sq.index());
-        let range = self.ray_starts[k][i] as usize..self.ray_starts[k][i + 1] as usize;
+        let range = self.ray_range(kind, sq);
+        let k = kind.index();
         self.ray_dirs[k][range.clone()].iter().map(|&d| d as usize).zip(self.slider_rays[k][range].iter().copied())
+    }
+
+    /// Where the rays of a `kind` on `sq` lie in `slider_rays` and `ray_dirs`.
+    #[inline]
+    fn ray_range(&self, kind: PieceKind, sq: Square) -> std::ops::Range<usize> {
+        let (starts, i) = (&self.ray_starts[kind.index()], sq.index());
+        starts[i] as usize..starts[i + 1] as usize
     }
 
     /// Whether a piece of `kind` slides along direction `d`.
@@ -567,18 +572,14 @@ mod tests {
             for kind in PieceKind::ALL {
                 for i in 0..NUM_SQUARES {
                     let sq = Square::from_index_unchecked(i);
-                    let expected: Vec<&[Square]> = r.slider_dirs[kind.index()]
-                        .iter()
-                        .map(|&d| r.geometry.ray_squares(sq, d))
-                        .filter(|ray| !ray.is_empty())
-                        .collect();
-                    assert_eq!(r.slider_rays(kind, sq), expected.as_slice(), "{kind:?} on {i}");
-                    let with_dirs: Vec<(usize, &[Square])> = r.slider_rays_with_dirs(kind, sq).collect();
                     let expected_dirs: Vec<(usize, &[Square])> = r.slider_dirs[kind.index()]
                         .iter()
                         .map(|&d| (d, r.geometry.ray_squares(sq, d)))
                         .filter(|(_, ray)| !ray.is_empty())
                         .collect();
+                    let expected: Vec<&[Square]> = expected_dirs.iter().map(|&(_, ray)| ray).collect();
+                    assert_eq!(r.slider_rays(kind, sq), expected.as_slice(), "{kind:?} on {i}");
+                    let with_dirs: Vec<(usize, &[Square])> = r.slider_rays_with_dirs(kind, sq).collect();
                     assert_eq!(with_dirs, expected_dirs, "{kind:?} on {i}");
                     let union =
                         r.slider_rays(kind, sq).iter().flat_map(|ray| ray.iter().copied()).collect::<Bitboard>();
