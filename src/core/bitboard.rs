@@ -51,7 +51,7 @@ impl Bitboard {
     /// Whether the set is empty.
     #[inline]
     pub fn is_empty(self) -> bool {
-        self.0.iter().fold(0, |acc, w| acc | w) == 0
+        live_words(&self.0) == 0
     }
 
     /// Whether the set holds any square.
@@ -111,19 +111,37 @@ impl Bitboard {
     /// pushed off a file, rank or layer edge vanish, never wrap.
     #[inline(always)]
     pub fn shift(self, dx: i32, dy: i32, dz: i32) -> Bitboard {
-        let mut out = [0u64; 8];
-        for (z, &w) in self.0.iter().enumerate() {
-            let t = z as i32 + dz;
-            if !(0..8).contains(&t) {
-                continue;
+        let file_mask = match dx {
+            1 => !FILE_H,
+            -1 => !FILE_A,
+            _ => !0,
+        };
+        let s = dx + 8 * dy;
+        if dz.abs() > 1 {
+            let mut out = [0u64; 8];
+            for (z, &w) in self.0.iter().enumerate() {
+                let t = z as i32 + dz;
+                if (0..8).contains(&t) {
+                    out[t as usize] = if s >= 0 { (w & file_mask) << s } else { (w & file_mask) >> -s };
+                }
             }
-            let w = match dx {
-                1 => w & !FILE_H,
-                -1 => w & !FILE_A,
-                _ => w,
-            };
-            let s = dx + 8 * dy;
-            out[t as usize] = if s >= 0 { w << s } else { w >> -s };
+            return Bitboard(out);
+        }
+        // One layer at most: word t comes from word t - dz, read from a copy
+        // padded with an empty word at each end.
+        let mut padded = [0u64; 10];
+        padded[1..9].copy_from_slice(&self.0);
+        let from = (1 - dz) as usize;
+        let src = &padded[from..from + 8];
+        let mut out = [0u64; 8];
+        if s >= 0 {
+            for (o, &w) in out.iter_mut().zip(src) {
+                *o = (w & file_mask) << s;
+            }
+        } else {
+            for (o, &w) in out.iter_mut().zip(src) {
+                *o = (w & file_mask) >> -s;
+            }
         }
         Bitboard(out)
     }
@@ -215,9 +233,36 @@ impl IntoIterator for Bitboard {
     type IntoIter = Squares;
     #[inline]
     fn into_iter(self) -> Squares {
-        let live = self.0.iter().enumerate().fold(0, |m, (z, &w)| m | ((w != 0) as u32) << z);
-        Squares { words: self.0, live }
+        Squares { words: self.0, live: live_words(&self.0) }
     }
+}
+
+/// Bit `z` set for each non-empty word `z` of `w`: two AVX2 compares and
+/// masks where the build has AVX2.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn live_words(w: &[u64; 8]) -> u32 {
+    use std::arch::x86_64::{
+        _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_movemask_pd, _mm256_set_epi64x, _mm256_setzero_si256,
+    };
+    // SAFETY: these intrinsics only need AVX2, which this build is compiled
+    // for (the cfg above); they read and write no memory.
+    let empty = unsafe {
+        let lo = _mm256_set_epi64x(w[3] as i64, w[2] as i64, w[1] as i64, w[0] as i64);
+        let hi = _mm256_set_epi64x(w[7] as i64, w[6] as i64, w[5] as i64, w[4] as i64);
+        let zero = _mm256_setzero_si256();
+        let lo = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lo, zero))) as u32;
+        let hi = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(hi, zero))) as u32;
+        lo | hi << 4
+    };
+    !empty & 0xff
+}
+
+/// Bit `z` set for each non-empty word `z` of `w`.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+#[inline(always)]
+fn live_words(w: &[u64; 8]) -> u32 {
+    w.iter().enumerate().fold(0, |m, (z, &w)| m | ((w != 0) as u32) << z)
 }
 
 impl FromIterator<Square> for Bitboard {
@@ -242,6 +287,25 @@ mod tests {
 
     fn sq(x: u8, y: u8, z: u8) -> Square {
         Square::new(x, y, z)
+    }
+
+    #[test]
+    fn live_words_marks_exactly_the_non_empty_words() {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(5);
+        // Every pattern of empty words, with one bit, the top bit or random bits in the others.
+        for pattern in 0u32..256 {
+            for fill in [1u64, 1 << 63, !0, rng.random::<u64>() | 1] {
+                let words: [u64; 8] = std::array::from_fn(|z| if pattern >> z & 1 != 0 { fill } else { 0 });
+                let expected = words.iter().enumerate().fold(0, |m, (z, &w)| m | ((w != 0) as u32) << z);
+                assert_eq!(live_words(&words), expected, "{words:x?}");
+                assert_eq!(live_words(&words), pattern);
+                let bb = Bitboard(words);
+                assert_eq!(bb.is_empty(), pattern == 0);
+                assert_eq!(bb.into_iter().count() as u32, bb.count());
+            }
+        }
     }
 
     #[test]
