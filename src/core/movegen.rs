@@ -93,8 +93,9 @@ struct KingView {
     /// between it and the king (everything when not in check).
     check_mask: Bitboard,
     pinned: Bitboard,
-    /// Each pinned piece and the line it may move along (up to and including the pinner).
-    pins: ArrayVec<(Square, Bitboard), NUM_DIRS>,
+    /// Each pinned piece and its pinner: it may move along the line up to
+    /// and including the pinner.
+    pins: ArrayVec<(Square, Square), NUM_DIRS>,
 }
 
 impl Position {
@@ -128,7 +129,7 @@ impl Position {
             let between = line & occ;
             if between.count() == 1 && (between & ours).any() {
                 view.pinned |= between;
-                view.pins.push((between.first().unwrap_or(s), line | Bitboard::from(s)));
+                view.pins.push((between.first().unwrap_or(s), s));
             }
         }
         if view.checkers == 0 {
@@ -163,7 +164,10 @@ impl Position {
         }
         let mask = view.check_mask & filter;
         let pin_line = |sq: Square| -> Bitboard {
-            view.pins.iter().find(|(p, _)| *p == sq).map_or(Bitboard::FULL, |(_, line)| *line)
+            view.pins
+                .iter()
+                .find(|(p, _)| *p == sq)
+                .map_or(Bitboard::FULL, |&(_, pinner)| r.geometry.between(king, pinner) | Bitboard::from(pinner))
         };
 
         // Knights: a pinned knight can never stay on its line.
@@ -171,16 +175,21 @@ impl Position {
             sink.targets(sq, r.knight[sq.index()] & (mask - ours));
         }
 
-        // Sliders.
+        // Sliders. A sink that keeps only captures (a filter within the
+        // enemy pieces) needs only the first piece of each ray.
+        let blockers_only = (filter - theirs).is_empty();
         for sq in self.sliders() & ours {
             let Some(p) = self.piece_at(sq) else { continue };
             let mut attacks = Bitboard::EMPTY;
             for &ray in r.slider_rays(p.kind, sq) {
                 for &s in ray {
-                    attacks.set(s);
                     // Occupied: the mailbox is one load where the bitboard is eight words.
                     if self.board[s.index() & 511] != 0 {
+                        attacks.set(s);
                         break;
+                    }
+                    if !blockers_only {
+                        attacks.set(s);
                     }
                 }
             }
