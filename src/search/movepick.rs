@@ -7,9 +7,11 @@
 //!
 //! Selection swaps the best move of the rest into place, so the order of
 //! equally scored moves depends on earlier swaps. Long lists that get past
-//! their first move are picked through a tournament tree over the list's
-//! positions instead of a scan of the rest: the same move each time (the best
-//! score, the lowest position on ties), in O(log n) per pick.
+//! their first move are picked through keys (score, then position) kept in
+//! blocks of 16 with each block's largest key, instead of a scan of the rest:
+//! the same move each time (the best score, the lowest position on ties),
+//! found among the block maxima, and two blocks recomputed per pick (a few
+//! vector instructions each).
 //!
 //! Order: the TT move, then winning or even captures and queen promotions by
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
@@ -32,19 +34,21 @@ const COUNTER: i32 = 980_000;
 pub const BAD_CAPTURE: i32 = -1_000_000;
 const UNDERPROMOTION: i32 = -2_000_000;
 
-/// Lists at least this long get a tournament tree from their second pick on.
-const TREE_MIN: usize = 24;
-/// A tree leaf whose position was picked already (below every real key).
+/// Lists at least this long are picked through block maxima from their second pick on.
+const BLOCKS_MIN: usize = 24;
+/// Keys per block.
+const BLOCK: usize = 16;
+/// The key of a position picked already (below every real key).
 const PICKED: i64 = i64::MIN;
 
-/// The tree key of the score `score` at position `p` of a list: the larger
+/// The key of the score `score` at position `p` of a list: the larger
 /// key is the higher score, on equal scores the lower position.
 #[inline(always)]
-fn tree_key(score: i32, p: usize) -> i64 {
+fn block_key(score: i32, p: usize) -> i64 {
     (score as i64) << 16 | (0xffff - p) as i64
 }
 
-/// The list position of a tree key.
+/// The list position of a [`block_key`].
 #[inline(always)]
 fn key_position(key: i64) -> usize {
     0xffff - (key & 0xffff) as usize
@@ -54,11 +58,12 @@ fn key_position(key: i64) -> usize {
 pub struct MoveBuffer {
     moves: Vec<Move>,
     scores: Vec<i32>,
-    /// The tournament trees of the lists on the stack: the list at
-    /// `start..end` keeps its tree, node `k` in `1..2n` (leaf of position
-    /// `start + p` at `n + p`), at `tree[2 * start + k]`; each node holds the
-    /// largest [`tree_key`] below it (positions relative to `start`), or [`PICKED`].
-    tree: Vec<i64>,
+    /// The pick keys of the lists on the stack: the list of `n` at
+    /// `start..end` keeps, from `keys[2 * start]`, the [`block_key`] of each
+    /// position `p` (relative to `start`; [`PICKED`] once picked, and as
+    /// padding to whole blocks of [`BLOCK`]), then the largest key of each
+    /// block (at most `2n` slots in all for `n >= BLOCKS_MIN`).
+    keys: Vec<i64>,
 }
 
 impl Default for MoveBuffer {
@@ -117,7 +122,7 @@ impl MoveBuffer {
         MoveBuffer {
             moves: Vec::with_capacity(1 << 15),
             scores: Vec::with_capacity(1 << 15),
-            tree: Vec::with_capacity(1 << 16),
+            keys: Vec::with_capacity(1 << 16),
         }
     }
 
@@ -202,20 +207,17 @@ impl MoveBuffer {
     #[inline]
     pub fn pick(&mut self, start: usize, i: usize, end: usize) -> Move {
         let n = end - start;
-        let tree = n >= TREE_MIN && i > start;
-        if tree && i == start + 1 {
-            self.build_tree(start, i, end);
+        let blocks = n >= BLOCKS_MIN && i > start;
+        if blocks && i == start + 1 {
+            self.build_blocks(start, i, end);
         }
-        let best = if tree { start + key_position(self.tree[2 * start + 1]) } else { self.scan(i, end) };
+        let best = if blocks { start + self.best_in_blocks(start, n) } else { self.scan(i, end) };
         debug_assert_eq!(best, self.scan(i, end));
         self.moves.swap(i, best);
         self.scores.swap(i, best);
-        if tree {
-            // Position `i` leaves the tree; `best` now holds the score that was at `i`.
-            if best != i {
-                self.tree_update(start, n, best - start, tree_key(self.scores[best], best - start));
-            }
-            self.tree_update(start, n, i - start, PICKED);
+        if blocks {
+            // Position `i` leaves; `best` now holds the score that was at `i`.
+            self.update_blocks(start, n, i - start, best - start, block_key(self.scores[best], best - start));
         }
         self.moves[i]
     }
@@ -228,32 +230,52 @@ impl MoveBuffer {
         i + scores.iter().position(|&s| s == max).unwrap_or(0)
     }
 
-    /// Builds the tree of `start..end` with the positions before `i` picked.
-    fn build_tree(&mut self, start: usize, i: usize, end: usize) {
+    /// Builds the keys and block maxima of `start..end` with the positions before `i` picked.
+    fn build_blocks(&mut self, start: usize, i: usize, end: usize) {
         let n = end - start;
-        if self.tree.len() < 2 * end {
-            self.tree.resize(2 * end, PICKED);
+        let nb = n.div_ceil(BLOCK);
+        if self.keys.len() < 2 * end {
+            self.keys.resize(2 * end, PICKED);
         }
-        let tree = &mut self.tree[2 * start..2 * end];
-        for (p, &score) in self.scores[start..end].iter().enumerate() {
-            tree[n + p] = if start + p < i { PICKED } else { tree_key(score, p) };
+        let (keys, maxima) = self.keys[2 * start..2 * end].split_at_mut(nb * BLOCK);
+        for (p, k) in keys.iter_mut().enumerate() {
+            *k = if p >= n || start + p < i { PICKED } else { block_key(self.scores[start + p], p) };
         }
-        for k in (1..n).rev() {
-            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
+        for (b, m) in maxima[..nb].iter_mut().enumerate() {
+            *m = block_max(&keys[b * BLOCK..(b + 1) * BLOCK]);
         }
     }
 
-    /// Sets the leaf of position `start + p` (of a list of `n`) and replays its path to the root.
+    /// The list position (from `start`) of the largest key of the list of `n` at `start`.
     #[inline]
-    fn tree_update(&mut self, start: usize, n: usize, p: usize, leaf: i64) {
-        let tree = &mut self.tree[2 * start..2 * (start + n)];
-        let mut k = n + p;
-        tree[k] = leaf;
-        while k > 1 {
-            k /= 2;
-            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
+    fn best_in_blocks(&self, start: usize, n: usize) -> usize {
+        let nb = n.div_ceil(BLOCK);
+        let maxima = &self.keys[2 * start + nb * BLOCK..2 * start + nb * BLOCK + nb];
+        key_position(maxima.iter().copied().max().unwrap_or(PICKED))
+    }
+
+    /// Marks position `picked` (from `start`, of a list of `n`) picked, gives
+    /// position `moved` the key `key` (unless it is the same), and recomputes
+    /// the maxima of their blocks.
+    #[inline]
+    fn update_blocks(&mut self, start: usize, n: usize, picked: usize, moved: usize, key: i64) {
+        let nb = n.div_ceil(BLOCK);
+        let (keys, maxima) = self.keys[2 * start..2 * start + nb * BLOCK + nb].split_at_mut(nb * BLOCK);
+        keys[moved] = key;
+        keys[picked] = PICKED;
+        let (bp, bm) = (picked / BLOCK, moved / BLOCK);
+        maxima[bp] = block_max(&keys[bp * BLOCK..(bp + 1) * BLOCK]);
+        if bm != bp {
+            maxima[bm] = block_max(&keys[bm * BLOCK..(bm + 1) * BLOCK]);
         }
     }
+}
+
+/// The largest key of one block.
+#[inline(always)]
+fn block_max(keys: &[i64]) -> i64 {
+    let block: &[i64; BLOCK] = keys.try_into().unwrap_or(&[PICKED; BLOCK]);
+    block.iter().copied().fold(PICKED, i64::max)
 }
 
 /// The captured piece of a move, if it captures.
