@@ -83,6 +83,12 @@ impl Move {
         }
     }
 
+    /// Whether the move is plain: no promotion and no special flag.
+    #[inline]
+    pub const fn is_plain(self) -> bool {
+        self.0 >> 18 & 31 == 0
+    }
+
     /// Whether this is [`Move::NONE`].
     #[inline]
     pub const fn is_none(self) -> bool {
@@ -124,5 +130,22 @@ impl fmt::Debug for Move {
             MoveFlag::EnPassant => write!(f, " e.p."),
             MoveFlag::Castle => write!(f, " (castle)"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_moves_without_promotion_or_flag_are_plain() {
+        let (a, b) = (Square::new(4, 6, 3), Square::new(4, 7, 3));
+        assert!(Move::new(a, b).is_plain());
+        assert!(Move::from_bits(Move::new(b, a).bits()).is_plain());
+        for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Duke, PieceKind::Queen] {
+            assert!(!Move::promotion(a, b, kind).is_plain(), "{kind:?}");
+        }
+        assert!(!Move::with_flag(a, b, MoveFlag::EnPassant).is_plain());
+        assert!(!Move::with_flag(a, b, MoveFlag::Castle).is_plain());
     }
 }

@@ -39,9 +39,11 @@ impl History {
         self.killers = [[Move::NONE; 2]; MAX_PLY + 1];
     }
 
+    /// The table slot of `m` for `side`: the side, then the move's from and
+    /// to squares as they lie in its low 18 bits.
     #[inline]
     fn index(side: Color, m: Move) -> usize {
-        side.index() << 18 | m.from().index() << 9 | m.to().index()
+        side.index() << 18 | (m.bits() & 0x3_ffff) as usize
     }
 
     /// The history score of a quiet move.

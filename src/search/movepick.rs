@@ -183,11 +183,12 @@ impl MoveBuffer {
         let side = pos.side_to_move();
         let killers = hist.killers(ply);
         let counter = hist.countermove(side, prev);
-        for i in range {
-            let m = self.moves[i];
-            self.scores[i] = if m == tt_move {
+        for (&m, score) in self.moves[range.clone()].iter().zip(&mut self.scores[range]) {
+            // A plain move to an empty square is quiet: no exchange to look at.
+            let quiet = m.is_plain() && pos.board[m.to().index()] == 0;
+            *score = if m == tt_move {
                 TT_MOVE
-            } else if let Some(s) = capture_score(pos, m) {
+            } else if let Some(s) = if quiet { None } else { capture_score(pos, m) } {
                 s
             } else if m == killers[0] {
                 KILLER_1
@@ -291,6 +292,9 @@ pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
 /// Whether a move is quiet: no capture, no promotion.
 #[inline]
 pub fn is_quiet(pos: &Position, m: Move) -> bool {
+    if m.is_plain() {
+        return pos.board[m.to().index()] == 0;
+    }
     m.promotion_kind().is_none() && captured(pos, m).is_none()
 }
 
