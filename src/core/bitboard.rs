@@ -117,29 +117,18 @@ impl Bitboard {
             _ => !0,
         };
         let s = dx + 8 * dy;
-        if dz.abs() > 1 {
-            let mut out = [0u64; 8];
-            for (z, &w) in self.0.iter().enumerate() {
-                let t = z as i32 + dz;
-                if (0..8).contains(&t) {
-                    out[t as usize] = if s >= 0 { (w & file_mask) << s } else { (w & file_mask) >> -s };
-                }
-            }
-            return Bitboard(out);
-        }
-        // One layer at most: word t comes from word t - dz, read from a copy
-        // padded with an empty word at each end.
-        let mut padded = [0u64; 10];
-        padded[1..9].copy_from_slice(&self.0);
-        let from = (1 - dz) as usize;
-        let src = &padded[from..from + 8];
+        // Word t comes from word t - dz, read from a copy padded with eight
+        // empty words at each end (so any dz reads inside it).
+        let mut padded = [0u64; 24];
+        padded[8..16].copy_from_slice(&self.0);
+        let from = (8 - dz).clamp(0, 16) as usize;
         let mut out = [0u64; 8];
         if s >= 0 {
-            for (o, &w) in out.iter_mut().zip(src) {
+            for (o, &w) in out.iter_mut().zip(&padded[from..from + 8]) {
                 *o = (w & file_mask) << s;
             }
         } else {
-            for (o, &w) in out.iter_mut().zip(src) {
+            for (o, &w) in out.iter_mut().zip(&padded[from..from + 8]) {
                 *o = (w & file_mask) >> -s;
             }
         }

@@ -184,11 +184,9 @@ impl MoveBuffer {
         let killers = hist.killers(ply);
         let counter = hist.countermove(side, prev);
         for (&m, score) in self.moves[range.clone()].iter().zip(&mut self.scores[range]) {
-            // A plain move to an empty square is quiet: no exchange to look at.
-            let quiet = m.is_plain() && pos.board[m.to().index()] == 0;
             *score = if m == tt_move {
                 TT_MOVE
-            } else if let Some(s) = if quiet { None } else { capture_score(pos, m) } {
+            } else if let Some(s) = if is_quiet(pos, m) { None } else { capture_score(pos, m) } {
                 s
             } else if m == killers[0] {
                 KILLER_1
@@ -289,7 +287,8 @@ pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
     }
 }
 
-/// Whether a move is quiet: no capture, no promotion.
+/// Whether a move is quiet: no capture, no promotion (a plain move is
+/// answered from the mailbox alone).
 #[inline]
 pub fn is_quiet(pos: &Position, m: Move) -> bool {
     if m.is_plain() {
