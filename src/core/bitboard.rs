@@ -62,7 +62,7 @@ impl Bitboard {
 
     /// Whether `sq` is in the set.
     #[inline]
-    pub const fn has(self, sq: Square) -> bool {
+    pub const fn has(&self, sq: Square) -> bool {
         self.0[sq.index() >> 6] >> (sq.index() & 63) & 1 != 0
     }
 

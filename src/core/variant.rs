@@ -410,16 +410,12 @@ impl Rules {
         &self.slider_rays[kind.index()][self.ray_range(kind, sq)]
     }
 
-    /// [`Rules::slider_rays`] with the direction of each ray.
+    /// [`Rules::slider_rays`] and, beside them, the direction of each ray.
     #[inline]
-    pub fn slider_rays_with_dirs(
-        &self,
-        kind: PieceKind,
-        sq: Square,
-    ) -> impl Iterator<Item = (usize, &'static [Square])> {
+    pub fn slider_rays_and_dirs(&self, kind: PieceKind, sq: Square) -> (&[&'static [Square]], &[u8]) {
         let range = self.ray_range(kind, sq);
         let k = kind.index();
-        self.ray_dirs[k][range.clone()].iter().map(|&d| d as usize).zip(self.slider_rays[k][range].iter().copied())
+        (&self.slider_rays[k][range.clone()], &self.ray_dirs[k][range])
     }
 
     /// Where the rays of a `kind` on `sq` lie in `slider_rays` and `ray_dirs`.
@@ -579,7 +575,9 @@ mod tests {
                         .collect();
                     let expected: Vec<&[Square]> = expected_dirs.iter().map(|&(_, ray)| ray).collect();
                     assert_eq!(r.slider_rays(kind, sq), expected.as_slice(), "{kind:?} on {i}");
-                    let with_dirs: Vec<(usize, &[Square])> = r.slider_rays_with_dirs(kind, sq).collect();
+                    let (rays, dirs) = r.slider_rays_and_dirs(kind, sq);
+                    let with_dirs: Vec<(usize, &[Square])> =
+                        dirs.iter().map(|&d| d as usize).zip(rays.iter().copied()).collect();
                     assert_eq!(with_dirs, expected_dirs, "{kind:?} on {i}");
                     let union =
                         r.slider_rays(kind, sq).iter().flat_map(|ray| ray.iter().copied()).collect::<Bitboard>();

@@ -289,14 +289,17 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
         let enemy_kinds =
             PieceKind::SLIDERS.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
         let mut open = 0;
-        // The queen's rays are every line from the king that holds a square.
-        for (d, ray) in r.slider_rays_with_dirs(PieceKind::Queen, kings[ci]) {
-            if ray.len() < 2 || r.slides_along[d] & enemy_kinds == 0 {
+        // The queen's rays are every line from the king that holds a square;
+        // most start at one of our own pieces, which closes them at once.
+        let (rays, dirs) = r.slider_rays_and_dirs(PieceKind::Queen, kings[ci]);
+        for (ray, &d) in rays.iter().zip(dirs) {
+            let first = board[ray[0].index()];
+            if (first != 0 && first & 8 == code) || ray.len() < 2 || r.slides_along[d as usize] & enemy_kinds == 0 {
                 continue;
             }
-            match ray.iter().map(|s| board[s.index()]).find(|&v| v != 0) {
-                Some(v) if v & 8 == code => {}
-                _ => open += 1,
+            let ours = |v: u8| v != 0 && v & 8 == code;
+            if first != 0 || !ray[1..].iter().map(|s| board[s.index()]).find(|&v| v != 0).is_some_and(ours) {
+                open += 1;
             }
         }
         if open > 0 {
