@@ -23,23 +23,9 @@ for tool in valgrind callgrind_annotate; do
     exit 1
   fi
 done
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-cleanup() {
-  git -C "$root" worktree remove --force "$tmp/base" >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-git -C "$root" worktree add --detach --quiet "$tmp/base" "$rev"
-base_target=${INSTR_BASE_TARGET:-$tmp/target}
-echo "building $rev ..." >&2
-(cd "$tmp/base" && CARGO_TARGET_DIR="$base_target" cargo build --release --quiet)
-echo "building the working tree ..." >&2
-(cd "$root" && cargo build --release --quiet)
-# CARGO_TARGET_DIR is honoured for the working tree, as cargo does.
-tree_bin=$(cd "$root" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/cubist
-base_bin=$base_target/release/cubist
+# shellcheck source=scripts/build_pair.sh
+source "$(dirname "$0")/build_pair.sh"
+build_pair "$rev" "${INSTR_BASE_TARGET:-}"
 
 # One run under callgrind: prints "nodes instructions".
 count() {

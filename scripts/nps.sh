@@ -17,23 +17,9 @@ set -euo pipefail
 rev=${1:-v0.1.0}
 runs=${2:-3}
 depth=${3:-}
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-cleanup() {
-  git -C "$root" worktree remove --force "$tmp/base" >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-git -C "$root" worktree add --detach --quiet "$tmp/base" "$rev"
-base_target=${NPS_BASE_TARGET:-$tmp/target}
-echo "building $rev ..." >&2
-(cd "$tmp/base" && CARGO_TARGET_DIR="$base_target" nice -n 19 cargo build --release --quiet)
-echo "building the working tree ..." >&2
-(cd "$root" && nice -n 19 cargo build --release --quiet)
-# CARGO_TARGET_DIR is honoured for the working tree, as cargo does.
-tree_bin=$(cd "$root" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/cubist
-base_bin=$base_target/release/cubist
+# shellcheck source=scripts/build_pair.sh
+source "$(dirname "$0")/build_pair.sh"
+build_pair "$rev" "${NPS_BASE_TARGET:-}"
 
 # One bench run: prints "nodes wall_nps cpu_nps".
 bench() {
