@@ -317,7 +317,7 @@ impl Position {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn add_piece(&mut self, sq: Square, p: Piece) {
         self.board[sq.index()] = encode(p);
         self.by_color[p.color.index()].toggle(sq);
@@ -327,7 +327,7 @@ impl Position {
         self.add_values(sq, p, z);
     }
 
-    #[inline]
+    #[inline(always)]
     fn remove_piece(&mut self, sq: Square, p: Piece) {
         self.board[sq.index()] = 0;
         self.by_color[p.color.index()].toggle(sq);
@@ -429,6 +429,7 @@ impl Position {
 
     /// Whether `sq` is attacked by `by` if the board were occupied as `occ`,
     /// ignoring attackers on `gone` (for king moves and en passant).
+    #[inline(always)]
     pub(crate) fn is_attacked_with(&self, sq: Square, by: Color, occ: Bitboard, gone: Bitboard) -> bool {
         let r = self.rules;
         let theirs = self.by_color[by.index()] - gone;

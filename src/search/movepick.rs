@@ -88,7 +88,7 @@ impl MoveSink for BufferSink<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn pawn_targets(&mut self, targets: Bitboard, offset: i32, promo_squares: Bitboard, promotions: &[PieceKind]) {
         let keep = if self.captures_only { self.targets_mask | promo_squares } else { Bitboard::FULL };
         for to in targets & keep {
@@ -203,7 +203,7 @@ impl MoveBuffer {
     /// Moves the best-scored move of `i..end` to `i` and returns it (the
     /// first of equal scores); `start..end` is the node's list, picked in
     /// order from `start`.
-    #[inline]
+    #[inline(always)]
     pub fn pick(&mut self, start: usize, i: usize, end: usize) -> Move {
         let n = end - start;
         let blocks = n >= BLOCKS_MIN && i > start;
@@ -256,7 +256,7 @@ impl MoveBuffer {
     /// Marks position `picked` (from `start`, of a list of `n`) picked, gives
     /// position `moved` the key `key` (unless it is the same), and recomputes
     /// the maxima of their blocks.
-    #[inline]
+    #[inline(always)]
     fn update_blocks(&mut self, start: usize, n: usize, picked: usize, moved: usize, key: i64) {
         let nb = n.div_ceil(BLOCK);
         let (keys, maxima) = self.keys[2 * start..2 * start + nb * BLOCK + nb].split_at_mut(nb * BLOCK);
