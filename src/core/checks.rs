@@ -40,6 +40,7 @@ impl Change {
 impl Position {
     /// What `m` (a legal move of the side to move, or the move just made when
     /// `made` is set) vacates and where the mover's pieces land.
+    #[inline(always)]
     fn change(&self, m: Move, made: bool) -> Change {
         let (from, to) = (m.from(), m.to());
         let mover_kind = if made {

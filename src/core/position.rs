@@ -443,10 +443,15 @@ impl Position {
         // From each of their sliders on a line through `sq` (few, where the
         // 26 rays from `sq` are many squares), whether it is the first piece
         // on that line and slides along it.
-        (self.sliders() & theirs & occ & r.lines(sq)).into_iter().any(|s| {
-            Geometry::direction(sq, s)
-                .is_some_and(|d| slides_code(r, d, self.board[s.index()]) && first_occupied(r, occ, sq, d) == Some(s))
-        })
+        for s in self.sliders() & theirs & occ & r.lines(sq) {
+            if let Some(d) = Geometry::direction(sq, s)
+                && slides_code(r, d, self.board[s.index()])
+                && first_occupied(r, occ, sq, d) == Some(s)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Every piece of a sliding kind, both colours.

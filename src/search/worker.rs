@@ -152,7 +152,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Counts a node; the main thread also checks `stop`, the clock and the node limit.
-    #[inline]
+    #[inline(always)]
     pub(super) fn count_node(&mut self) {
         self.nodes += 1;
         self.shared.counters[self.id].0.store(self.nodes, Ordering::Relaxed);
