@@ -300,6 +300,7 @@ pub fn is_quiet(pos: &Position, m: Move) -> bool {
 /// The order score of a capture or promotion (`None` for quiet moves): MVV-LVA
 /// for captures that do not lose material in exchange (3D SEE),
 /// [`BAD_CAPTURE`] and below for those that do.
+#[inline(always)]
 pub fn capture_score(pos: &Position, m: Move) -> Option<i32> {
     let kind = pos.variant().kind;
     let promo = m.promotion_kind();

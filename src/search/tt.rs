@@ -148,7 +148,7 @@ impl TranspositionTable {
     }
 
     /// The entry stored for `key`, if any (a torn or foreign entry is never returned).
-    #[inline]
+    #[inline(always)]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
         let base = self.cluster(key);
         for i in 0..ENTRIES_PER_CLUSTER {
