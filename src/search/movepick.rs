@@ -186,7 +186,7 @@ impl MoveBuffer {
         for (&m, score) in self.moves[range.clone()].iter().zip(&mut self.scores[range]) {
             *score = if m == tt_move {
                 TT_MOVE
-            } else if let Some(s) = if is_quiet(pos, m) { None } else { capture_score(pos, m) } {
+            } else if let Some(s) = capture_score(pos, m) {
                 s
             } else if m == killers[0] {
                 KILLER_1
@@ -232,24 +232,22 @@ impl MoveBuffer {
     /// Builds the keys and block maxima of `start..end` with the positions before `i` picked.
     fn build_blocks(&mut self, start: usize, i: usize, end: usize) {
         let n = end - start;
-        let nb = n.div_ceil(BLOCK);
         if self.keys.len() < 2 * end {
             self.keys.resize(2 * end, PICKED);
         }
-        let (keys, maxima) = self.keys[2 * start..2 * end].split_at_mut(nb * BLOCK);
+        let (keys, maxima) = blocks(&mut self.keys, start, n);
         for (p, k) in keys.iter_mut().enumerate() {
             *k = if p >= n || start + p < i { PICKED } else { block_key(self.scores[start + p], p) };
         }
-        for (b, m) in maxima[..nb].iter_mut().enumerate() {
+        for (b, m) in maxima.iter_mut().enumerate() {
             *m = block_max(&keys[b * BLOCK..(b + 1) * BLOCK]);
         }
     }
 
     /// The list position (from `start`) of the largest key of the list of `n` at `start`.
     #[inline]
-    fn best_in_blocks(&self, start: usize, n: usize) -> usize {
-        let nb = n.div_ceil(BLOCK);
-        let maxima = &self.keys[2 * start + nb * BLOCK..2 * start + nb * BLOCK + nb];
+    fn best_in_blocks(&mut self, start: usize, n: usize) -> usize {
+        let (_, maxima) = blocks(&mut self.keys, start, n);
         key_position(maxima.iter().copied().max().unwrap_or(PICKED))
     }
 
@@ -258,8 +256,7 @@ impl MoveBuffer {
     /// the maxima of their blocks.
     #[inline(always)]
     fn update_blocks(&mut self, start: usize, n: usize, picked: usize, moved: usize, key: i64) {
-        let nb = n.div_ceil(BLOCK);
-        let (keys, maxima) = self.keys[2 * start..2 * start + nb * BLOCK + nb].split_at_mut(nb * BLOCK);
+        let (keys, maxima) = blocks(&mut self.keys, start, n);
         keys[moved] = key;
         keys[picked] = PICKED;
         let (bp, bm) = (picked / BLOCK, moved / BLOCK);
@@ -268,6 +265,14 @@ impl MoveBuffer {
             maxima[bm] = block_max(&keys[bm * BLOCK..(bm + 1) * BLOCK]);
         }
     }
+}
+
+/// The keys (whole blocks) and the block maxima of the list of `n` at
+/// `start` within a [`MoveBuffer`]'s `keys`.
+#[inline(always)]
+fn blocks(keys: &mut [i64], start: usize, n: usize) -> (&mut [i64], &mut [i64]) {
+    let nb = n.div_ceil(BLOCK);
+    keys[2 * start..2 * start + nb * (BLOCK + 1)].split_at_mut(nb * BLOCK)
 }
 
 /// The largest key of one block.
@@ -302,12 +307,12 @@ pub fn is_quiet(pos: &Position, m: Move) -> bool {
 /// [`BAD_CAPTURE`] and below for those that do.
 #[inline(always)]
 pub fn capture_score(pos: &Position, m: Move) -> Option<i32> {
+    if is_quiet(pos, m) {
+        return None;
+    }
     let kind = pos.variant().kind;
     let promo = m.promotion_kind();
     let victim = captured(pos, m);
-    if victim.is_none() && promo.is_none() {
-        return None;
-    }
     if let Some(p) = promo
         && p != PieceKind::Queen
     {
