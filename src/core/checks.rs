@@ -37,6 +37,21 @@ impl Change {
     }
 }
 
+/// Where the side to move's pieces would check the enemy king from, on the
+/// board as it stands: what deciding many moves' checks at one node shares
+/// (Stockfish's check squares and king blockers).
+pub struct CheckSquares {
+    /// By kind: the squares from which such a piece of ours attacks the
+    /// enemy king (a slider's along the lines from the king, up to and
+    /// including the first piece on each; none for the king).
+    squares: [Bitboard; PieceKind::COUNT],
+    /// Our pieces that stand alone between the enemy king and one of our
+    /// sliders that slides along their line: moving one off the line checks.
+    blockers: Bitboard,
+    /// The enemy king's square.
+    king: Square,
+}
+
 impl Position {
     /// What `m` (a legal move of the side to move, or the move just made when
     /// `made` is set) vacates and where the mover's pieces land.
@@ -166,6 +181,70 @@ impl Position {
             arrived.iter().find(|a| a.0 == s).map(|a| a.1).or_else(|| self.piece_at(s).map(|p| p.kind))
         })
         .any()
+    }
+
+    /// The side to move's [`CheckSquares`]: one walk along the enemy king's
+    /// lines, for the kinds of sliders the side to move has.
+    pub fn check_squares(&self) -> CheckSquares {
+        let r = self.rules;
+        let us = self.side;
+        let king = self.king(!us);
+        let code = (us.index() as u8) << 3;
+        // Our sliding kinds (bit 1 << kind), the only ones that check along a line.
+        let ours =
+            PieceKind::SLIDERS.iter().filter(|&&k| self.pieces(us, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
+        let mut out = CheckSquares { squares: [Bitboard::EMPTY; PieceKind::COUNT], blockers: Bitboard::EMPTY, king };
+        // Leapers and pawns attack symmetrically: ours attack the king from
+        // where the king's own kind would attack them.
+        out.squares[PieceKind::Knight.index()] = r.knight[king.index()];
+        out.squares[PieceKind::Pawn.index()] = r.pawn_captures[(!us).index()][king.index()];
+        let (rays, dirs) = r.slider_rays_and_dirs(PieceKind::Queen, king);
+        for (ray, &d) in rays.iter().zip(dirs) {
+            let kinds = r.slides_along[d as usize] & ours;
+            if kinds == 0 {
+                continue;
+            }
+            // The squares up to and including the first piece; a piece of
+            // ours there with one of our sliders along the line behind it
+            // (nothing between) is a blocker.
+            let mut line = Bitboard::EMPTY;
+            for (i, &s) in ray.iter().enumerate() {
+                line.set(s);
+                let v = self.board[s.index()];
+                if v != 0 {
+                    if v & 8 == code {
+                        let behind = ray[i + 1..].iter().map(|b| self.board[b.index()]).find(|&b| b != 0);
+                        if behind.is_some_and(|b| b & 8 == code && kinds >> ((b & 7) - 1) & 1 != 0) {
+                            out.blockers.set(s);
+                        }
+                    }
+                    break;
+                }
+            }
+            for k in PieceKind::SLIDERS {
+                if kinds >> k.index() & 1 != 0 {
+                    out.squares[k.index()] |= line;
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Position::gives_check`] with the side to move's [`CheckSquares`]
+    /// (from [`Position::check_squares`] on this position): a plain move is
+    /// decided by two bit tests, any other by `gives_check`.
+    #[inline(always)]
+    pub fn gives_check_with(&self, checks: &CheckSquares, m: Move) -> bool {
+        if m.flag() == MoveFlag::Normal
+            && m.promotion_kind().is_none()
+            && let Some(p) = self.piece_at(m.from())
+        {
+            let (king, from, to) = (checks.king, m.from(), m.to());
+            // A blocker checks by leaving its line (a move along the line keeps it shut).
+            return checks.squares[p.kind.index()].has(to)
+                || (checks.blockers.has(from) && Geometry::direction(king, to) != Geometry::direction(king, from));
+        }
+        self.gives_check(m)
     }
 
     /// Whether the piece on `sq` attacks a square next to the enemy king
@@ -301,8 +380,10 @@ mod tests {
                 let us = pos.side_to_move();
                 let steps = moves.iter().filter(|m| m.from() == pos.king(us) && m.flag() != MoveFlag::Castle).count();
                 assert_eq!(pos.king_flights(us), steps as u32, "king flights in {}", pos.fen());
+                let checks = pos.check_squares();
                 for &m in moves.iter() {
                     let predicted = pos.gives_check(m);
+                    assert_eq!(pos.gives_check_with(&checks, m), predicted, "gives_check_with of {m} in {}", pos.fen());
                     let undo = pos.make(m);
                     let full = pos.attackers(pos.king(pos.side_to_move()), !pos.side_to_move());
                     assert_eq!(pos.checkers(), full, "cached checkers after {m} in {}", pos.fen());

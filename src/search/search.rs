@@ -26,6 +26,7 @@ use super::see::see_ge;
 use super::tt::TtBound;
 use super::worker::Searcher;
 use crate::core::Move;
+use crate::core::checks::CheckSquares;
 use arrayvec::ArrayVec;
 
 impl Searcher<'_> {
@@ -143,6 +144,7 @@ impl Searcher<'_> {
         let (mut best, mut best_move) = (-INF, Move::NONE);
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut tried = 0;
+        let mut checks = None;
         for i in start..end {
             let m = self.buf.pick(start, i, end);
             let quiet = is_quiet(&self.pos, m);
@@ -153,7 +155,7 @@ impl Searcher<'_> {
                 && tried > 0
                 && depth <= prune_depth
                 && best > -MATE_BOUND
-                && !*safe_check.get_or_insert_with(|| self.safe_check(m))
+                && !*safe_check.get_or_insert_with(|| self.safe_check(&mut checks, m))
             {
                 if quiet {
                     if sw.late_move_pruning
@@ -174,7 +176,7 @@ impl Searcher<'_> {
                     if sw.see_pruning
                         && depth <= t.see_quiet_depth
                         && !see_ge(&self.pos, m, -t.see_quiet_margin * depth)
-                        && !(far_behind && self.pos.gives_check(m))
+                        && !(far_behind && self.gives_check(&mut checks, m))
                     {
                         continue;
                     }
@@ -187,7 +189,7 @@ impl Searcher<'_> {
                 }
             }
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
-            let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(m));
+            let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
             self.stack[ply].mv = m;
             let undo = self.pos.make(m);
             self.shared.tt.prefetch(self.pos.key());
@@ -264,8 +266,16 @@ impl Searcher<'_> {
     /// moves are never pruned near the leaves (mates hide among them), while
     /// checks that hang the checking piece, frequent with 26-direction
     /// queens, are pruned like any other move.
-    fn safe_check(&self, m: Move) -> bool {
-        self.pos.gives_check(m) && see_ge(&self.pos, m, 0)
+    #[inline(always)]
+    fn safe_check(&self, checks: &mut Option<CheckSquares>, m: Move) -> bool {
+        self.gives_check(checks, m) && see_ge(&self.pos, m, 0)
+    }
+
+    /// Whether `m` gives check, decided with the node's check squares
+    /// (`checks`, made on the first call: many nodes cut off before one).
+    #[inline(always)]
+    fn gives_check(&self, checks: &mut Option<CheckSquares>, m: Move) -> bool {
+        self.pos.gives_check_with(checks.get_or_insert_with(|| self.pos.check_squares()), m)
     }
 
     /// Null-move pruning: pass, search reduced with a null window, and cut
