@@ -15,6 +15,10 @@
 # NPS_BASE_TARGET=dir keeps the revision's build between calls.
 set -euo pipefail
 rev=${1:-v0.1.0}
+# v0.1.0 is the tag of commit ba4cfe9; a clone without tags still finds it.
+if [ "$rev" = v0.1.0 ] && ! git -C "$(dirname "$0")" rev-parse -q --verify "v0.1.0^{commit}" >/dev/null; then
+  rev=ba4cfe9
+fi
 runs=${2:-3}
 depth=${3:-}
 # shellcheck source=scripts/build_pair.sh
