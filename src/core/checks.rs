@@ -7,7 +7,9 @@
 //! on a square from which it attacks the king (direct check), or a square on a
 //! line from the king is vacated and uncovers one of our sliders behind it
 //! (discovered check). Both are found from the king's side with one walk per
-//! vacated square, instead of a walk along all 26 directions.
+//! vacated square, instead of a walk along all 26 directions. Where many
+//! moves of one position are asked about (the search's pruning), the
+//! [`CheckSquares`] of that position answer a plain move with two bit tests.
 
 use super::bitboard::Bitboard;
 use super::geometry::Geometry;
