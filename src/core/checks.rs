@@ -52,6 +52,8 @@ pub struct CheckSquares {
     blockers: Bitboard,
     /// The enemy king's square.
     king: Square,
+    /// The key of the position they belong to (checked in debug builds).
+    key: u64,
 }
 
 impl Position {
@@ -195,7 +197,12 @@ impl Position {
         // Our sliding kinds (bit 1 << kind), the only ones that check along a line.
         let ours =
             PieceKind::SLIDERS.iter().filter(|&&k| self.pieces(us, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
-        let mut out = CheckSquares { squares: [Bitboard::EMPTY; PieceKind::COUNT], blockers: Bitboard::EMPTY, king };
+        let mut out = CheckSquares {
+            squares: [Bitboard::EMPTY; PieceKind::COUNT],
+            blockers: Bitboard::EMPTY,
+            king,
+            key: self.key(),
+        };
         // Leapers and pawns attack symmetrically: ours attack the king from
         // where the king's own kind would attack them.
         out.squares[PieceKind::Knight.index()] = r.knight[king.index()];
@@ -237,6 +244,7 @@ impl Position {
     /// decided by two bit tests, any other by `gives_check`.
     #[inline(always)]
     pub fn gives_check_with(&self, checks: &CheckSquares, m: Move) -> bool {
+        debug_assert_eq!(checks.key, self.key(), "check squares of another position");
         if m.flag() == MoveFlag::Normal
             && m.promotion_kind().is_none()
             && let Some(p) = self.piece_at(m.from())
