@@ -194,9 +194,8 @@ impl Position {
         let us = self.side;
         let king = self.king(!us);
         let code = (us.index() as u8) << 3;
-        // Our sliding kinds (bit 1 << kind), the only ones that check along a line.
-        let ours =
-            PieceKind::SLIDERS.iter().filter(|&&k| self.pieces(us, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
+        // Our sliding kinds, the only ones that check along a line.
+        let ours = self.slider_kinds(us);
         let mut out = CheckSquares {
             squares: [Bitboard::EMPTY; PieceKind::COUNT],
             blockers: Bitboard::EMPTY,
@@ -223,7 +222,7 @@ impl Position {
                 if v != 0 {
                     if v & 8 == code {
                         let behind = ray[i + 1..].iter().map(|b| self.board[b.index()]).find(|&b| b != 0);
-                        if behind.is_some_and(|b| b & 8 == code && kinds >> ((b & 7) - 1) & 1 != 0) {
+                        if behind.is_some_and(|b| b & 8 == code && slides_code(r, d as usize, b)) {
                             out.blockers.set(s);
                         }
                     }

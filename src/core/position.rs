@@ -454,6 +454,13 @@ impl Position {
         false
     }
 
+    /// The sliding kinds `c` has on the board (bit `1 << kind`), the mask
+    /// that [`crate::core::variant::Rules::slides_along`] is read against.
+    #[inline]
+    pub fn slider_kinds(&self, c: Color) -> u8 {
+        PieceKind::SLIDERS.iter().filter(|&&k| self.pieces(c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index())
+    }
+
     /// Every piece of a sliding kind, both colours.
     #[inline]
     pub(crate) fn sliders(&self) -> Bitboard {

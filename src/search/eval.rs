@@ -286,8 +286,7 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
             }
         }
         // Open lines to our king along which the enemy has a slider kind.
-        let enemy_kinds =
-            PieceKind::SLIDERS.iter().filter(|&&k| pos.pieces(!c, k).any()).fold(0u8, |acc, &k| acc | 1 << k.index());
+        let enemy_kinds = pos.slider_kinds(!c);
         let mut open = 0;
         // The queen's rays are every line from the king that holds a square;
         // most start at one of our own pieces, which closes them at once.
