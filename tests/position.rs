@@ -17,9 +17,10 @@ fn variants() -> Vec<Variant> {
 }
 
 /// Plays `plies` random legal moves, checking at every step that the
-/// incremental key equals the key from scratch, that the FEN reads back to
-/// the same position and that no move leaves the mover's king attacked; then
-/// takes every move back and checks that the start is restored exactly.
+/// incremental key and line occupancy equal those from scratch, that the
+/// FEN reads back to the same position and that no move leaves the mover's
+/// king attacked; then takes every move back and checks that the start is
+/// restored exactly.
 fn playout(start: &Position, plies: usize, rng: &mut StdRng) -> usize {
     let mut pos = start.clone();
     let mut stack: Vec<(Move, cubist::core::Undo, Position)> = Vec::new();
@@ -32,6 +33,7 @@ fn playout(start: &Position, plies: usize, rng: &mut StdRng) -> usize {
         let mover = !pos.side_to_move();
         assert!(!pos.is_attacked(pos.king(mover), pos.side_to_move()), "{m:?} leaves the king attacked in {before:?}");
         assert_eq!(pos.key(), pos.compute_key(), "incremental key after {m:?} from {before:?}");
+        assert!(pos.lines_agree(), "line occupancy after {m:?} from {before:?}");
         let reread = Position::from_fen(&pos.fen(), *pos.variant()).unwrap_or_else(|e| panic!("{}: {e}", pos.fen()));
         assert_eq!(reread.fen(), pos.fen());
         assert_eq!(reread.key(), pos.key(), "key of the re-read FEN {}", pos.fen());

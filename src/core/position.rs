@@ -2,7 +2,7 @@
 //! make/unmake, attack tests and the game state (mate, stalemate, draws).
 
 use super::bitboard::Bitboard;
-use super::geometry::{Geometry, NUM_DIRS};
+use super::geometry::{Geometry, LineRef, MAX_LINES, NUM_DIRS};
 use super::moves::{Move, MoveFlag};
 use super::piece::{Color, Piece, PieceKind};
 use super::psq::{PHASE, Pair, PsqTable};
@@ -114,7 +114,16 @@ pub struct Position {
     pub(crate) phase: i32,
     /// The Zobrist key of the pawns alone (kept by make/unmake).
     pub(crate) pawn_key: u64,
+    /// `lines[line]`: the squares of each line of the board (see
+    /// [`Geometry::line_ref`]) that hold a piece, bit i for position i,
+    /// White's in the low byte, Black's in the high byte (kept by
+    /// make/unmake; [`LINE_SLOTS`] entries so that a masked line number
+    /// needs no bounds check).
+    pub(crate) lines: [u16; LINE_SLOTS],
 }
+
+/// Entries of [`Position::lines`]: the power of two above [`MAX_LINES`].
+const LINE_SLOTS: usize = MAX_LINES.next_power_of_two();
 
 impl PartialEq for Position {
     /// Equal when every piece, the side to move, the rights, the en-passant
@@ -134,6 +143,7 @@ impl PartialEq for Position {
             && self.key == other.key
             && self.history == other.history
             && self.checkers == other.checkers
+            && self.lines == other.lines
     }
 }
 
@@ -197,6 +207,7 @@ impl Position {
             psq: [Pair::default(); 2],
             phase: 0,
             pawn_key: 0,
+            lines: [0; LINE_SLOTS],
         }
     }
 
@@ -292,7 +303,24 @@ impl Position {
         self.board[sq.index()] = encode(p);
         self.by_color[p.color.index()].set(sq);
         self.by_kind[p.kind.index()].set(sq);
+        self.toggle_lines(sq, p.color);
         self.add_values(sq, p, Zobrist::get().piece(p.color, p.kind, sq));
+    }
+
+    /// Flips `sq` in the line occupancy of colour `c` on all of its lines.
+    #[inline(always)]
+    fn toggle_lines(&mut self, sq: Square, c: Color) {
+        let shift = 8 * c.index() as u32;
+        for r in self.rules.geometry.line_refs(sq) {
+            self.lines[r.line as usize & (LINE_SLOTS - 1)] ^= 1 << (r.pos as u32 + shift);
+        }
+    }
+
+    /// The occupancy of the line `r` points into: White's pieces in the low
+    /// byte, Black's in the high byte.
+    #[inline(always)]
+    pub(crate) fn line_occupancy(&self, r: LineRef) -> u16 {
+        self.lines[r.line as usize & (LINE_SLOTS - 1)]
     }
 
     /// Counts a piece arriving on `sq` (with Zobrist key `z`) in the
@@ -322,6 +350,7 @@ impl Position {
         self.board[sq.index()] = encode(p);
         self.by_color[p.color.index()].toggle(sq);
         self.by_kind[p.kind.index()].toggle(sq);
+        self.toggle_lines(sq, p.color);
         let z = Zobrist::get().piece(p.color, p.kind, sq);
         self.key ^= z;
         self.add_values(sq, p, z);
@@ -332,6 +361,7 @@ impl Position {
         self.board[sq.index()] = 0;
         self.by_color[p.color.index()].toggle(sq);
         self.by_kind[p.kind.index()].toggle(sq);
+        self.toggle_lines(sq, p.color);
         let z = Zobrist::get().piece(p.color, p.kind, sq);
         self.key ^= z;
         self.remove_values(sq, p, z);
@@ -371,6 +401,21 @@ impl Position {
             }
         }
         (psq, phase, pawn_key)
+    }
+
+    /// Whether the incremental line occupancy equals the one counted from
+    /// the board (it must always).
+    pub fn lines_agree(&self) -> bool {
+        let g = self.rules.geometry;
+        let mut lines = [0u16; LINE_SLOTS];
+        for c in Color::ALL {
+            for sq in self.by_color[c.index()] {
+                for r in g.line_refs(sq) {
+                    lines[r.line as usize] |= 1 << (r.pos as usize + 8 * c.index());
+                }
+            }
+        }
+        lines == self.lines
     }
 
     #[inline]

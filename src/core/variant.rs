@@ -3,7 +3,7 @@
 //! reads these tables for `hdc` and for `haberkorn` on 3 to 8 layers.
 
 use super::bitboard::Bitboard;
-use super::geometry::{DIRS, Geometry, NUM_DIRS, dir_order};
+use super::geometry::{DIRS, Geometry, NUM_DIRS, axis_of, dir_order, opposite, runs_up};
 use super::piece::{Color, PieceKind};
 use super::square::{NUM_SQUARES, ROMAN, Square};
 use std::fmt;
@@ -253,6 +253,11 @@ pub struct Rules {
     pub slider_dirs: [Vec<usize>; PieceKind::COUNT],
     /// `slides_along[d]`: the kinds (bit `1 << kind`) that slide along direction `d`.
     pub slides_along: [u8; NUM_DIRS],
+    /// `slider_axes[kind]`: the line axes that kind slides along, both ways
+    /// (every sliding kind of both games slides along a direction and its
+    /// opposite), one run in the order of [`crate::core::geometry::AXIS_DIRS`];
+    /// empty for leapers.
+    pub slider_axes: [std::ops::Range<usize>; PieceKind::COUNT],
     /// `slider_lines[kind][sq]`: every square on a ray from `sq` along a
     /// direction `kind` slides in (empty sets for leapers), so that a slider that
     /// could attack `sq` on an empty board is found with one mask.
@@ -314,6 +319,13 @@ impl Rules {
                 slides_along[d] |= 1 << k;
             }
         }
+        debug_assert!((0..NUM_DIRS).all(|d| slides_along[d] == slides_along[opposite(d)]));
+        let slider_axes = std::array::from_fn(|k| {
+            let axes: Vec<usize> = slider_dirs[k].iter().filter(|&&d| runs_up(d)).map(|&d| axis_of(d)).collect();
+            let (lo, hi) = (axes.iter().min().copied().unwrap_or(0), axes.iter().max().map_or(0, |&a| a + 1));
+            debug_assert_eq!(hi - lo, axes.len(), "kind {k}: its axes are not one run");
+            lo..hi
+        });
         let slider_lines = std::array::from_fn(|k| {
             let dirs: &[usize] = &slider_dirs[k];
             (0..NUM_SQUARES)
@@ -367,6 +379,7 @@ impl Rules {
             geometry,
             slider_dirs,
             slides_along,
+            slider_axes,
             slider_lines,
             slider_rays,
             ray_starts,
@@ -423,6 +436,20 @@ impl Rules {
     fn ray_range(&self, kind: PieceKind, sq: Square) -> std::ops::Range<usize> {
         let (starts, i) = (&self.ray_starts[kind.index()], sq.index());
         starts[i] as usize..starts[i + 1] as usize
+    }
+
+    /// The axes (bit `1 << axis`) along which some kind in `kinds` (bit
+    /// `1 << kind`, as [`crate::core::Position::slider_kinds`] gives) slides.
+    #[inline]
+    pub fn axes_of(&self, kinds: u8) -> u16 {
+        let mut out = 0u32;
+        for kind in PieceKind::SLIDERS {
+            if kinds >> kind.index() & 1 != 0 {
+                let axes = &self.slider_axes[kind.index()];
+                out |= (1 << axes.end) - (1 << axes.start);
+            }
+        }
+        out as u16
     }
 
     /// Whether a piece of `kind` slides along direction `d`.
@@ -537,6 +564,24 @@ fn castle_rules(kind: VariantKind, layers: u8) -> Vec<CastleRule> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sliders_slide_both_ways_along_their_axes() {
+        for variant in [Variant::hdc(), Variant::haberkorn()] {
+            let r = variant.rules();
+            for d in 0..NUM_DIRS {
+                assert_eq!(r.slides_along[d], r.slides_along[opposite(d)]);
+            }
+            for kind in PieceKind::SLIDERS {
+                let k = kind.index();
+                // One run: as many axes as direction pairs, each of them slid along.
+                assert_eq!(r.slider_axes[k].len() * 2, r.slider_dirs[k].len(), "{kind:?}");
+                for &d in &r.slider_dirs[k] {
+                    assert!(r.slider_axes[k].contains(&axis_of(d)));
+                }
+            }
+        }
+    }
 
     #[test]
     fn direction_and_target_counts_match_the_rules() {

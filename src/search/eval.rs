@@ -11,9 +11,10 @@
 //! the position keeps in make/unmake (see [`crate::core::psq`]); the pawn
 //! terms depend on the pawns alone and are kept in a per-thread
 //! [`EvalCache`] by the search, beside whole evaluations by position key;
-//! mobility and king-zone attacks are counted in one walk along each
-//! slider's rays.
+//! mobility, king-zone attacks and open lines are read off the line
+//! occupancy the position keeps (one byte per line of the board).
 
+use crate::core::geometry::{Geometry, axis_of, line_attacks, runs_up};
 use crate::core::psq::{PHASE, mirror};
 use crate::core::weights::{Weights, at, placement_indices, weights};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
@@ -223,12 +224,12 @@ fn pawn_terms(pos: &Position, t: &Tables, sink: &mut impl Sink) {
 /// count against the enemy, open lines to a king against its side.
 fn piece_terms(pos: &Position, sink: &mut impl Sink) {
     let r = pos.rules();
-    let board = &pos.board;
+    let g = r.geometry;
     let kings = Color::ALL.map(|c| pos.king(c));
     for c in Color::ALL {
         let ci = c.index();
-        // The colour bit of our mailbox codes.
-        let code = (ci as u8) << 3;
+        // Where our pieces lie in a line's occupancy.
+        let own_shift = 8 * ci as u32;
         let own = pos.color_pieces(c);
         let ek = kings[(!c).index()];
         let enemy_zone = r.king[ek.index()] | Bitboard::from(ek);
@@ -249,27 +250,28 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
             if pieces.is_empty() {
                 continue;
             }
-            let lines = &r.slider_lines[kind.index()];
+            let (axes, lines) = (r.slider_axes[kind.index()].clone(), &r.slider_lines[kind.index()]);
             for sq in pieces {
-                // Rays from one square are disjoint: count each up to its
-                // first piece, which is reachable unless it is ours. Zone
-                // hits are counted only by a slider with a line into the zone.
-                let (mut m, mut hits) = (0i32, 0i32);
-                let near = (lines[sq.index()] & enemy_zone).any();
-                for &ray in r.slider_rays(kind, sq) {
-                    for &s in ray {
-                        m += 1;
-                        if near {
-                            hits += enemy_zone.has(s) as i32;
-                        }
-                        let v = board[s.index()];
-                        if v != 0 {
-                            m -= (v & 8 == code) as i32;
-                            break;
-                        }
-                    }
+                // Along each of its lines the slider reaches every square up
+                // to the first piece both ways, that piece included unless
+                // it is ours.
+                let refs = g.line_refs(sq);
+                let mut m = 0;
+                for lr in &refs[axes.clone()] {
+                    let occ = pos.line_occupancy(*lr);
+                    let reach = line_attacks((occ | occ >> 8) as u8, lr.pos) & lr.mask;
+                    m += (reach & !(occ >> own_shift) as u8).count_ones() as i32;
                 }
                 sink.add(c, at::MOBILITY + kind.index(), m);
+                // Zone squares on its lines that it reaches.
+                let mut hits = 0;
+                for z in lines[sq.index()] & enemy_zone {
+                    let Some((d, n)) = Geometry::direction_and_distance(sq, z) else { continue };
+                    let lr = refs[axis_of(d)];
+                    let occ = pos.line_occupancy(lr);
+                    let at = if runs_up(d) { lr.pos as u32 + n } else { (lr.pos as u32).wrapping_sub(n) };
+                    hits += (line_attacks((occ | occ >> 8) as u8, lr.pos) as u32 >> (at & 7) & 1) as i32;
+                }
                 if hits > 0 {
                     zone_attackers += 1;
                     zone_hits[kind.index()] += hits;
@@ -285,20 +287,25 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
                 }
             }
         }
-        // Open lines to our king along which the enemy has a slider kind.
-        let enemy_kinds = pos.slider_kinds(!c);
+        // Open lines to our king along which the enemy has a slider kind:
+        // rays of two squares or more whose first piece is not ours.
+        let mut axes = r.axes_of(pos.slider_kinds(!c));
         let mut open = 0;
-        // The queen's rays are every line from the king that holds a square;
-        // most start at one of our own pieces, which closes them at once.
-        let (rays, dirs) = r.slider_rays_and_dirs(PieceKind::Queen, kings[ci]);
-        for (ray, &d) in rays.iter().zip(dirs) {
-            let first = board[ray[0].index()];
-            if (first != 0 && first & 8 == code) || ray.len() < 2 || r.slides_along[d as usize] & enemy_kinds == 0 {
-                continue;
+        let king_refs = g.line_refs(kings[ci]);
+        while axes != 0 {
+            let Some(lr) = king_refs.get(axes.trailing_zeros() as usize) else { break };
+            axes &= axes - 1;
+            let occ = pos.line_occupancy(*lr) as u32;
+            let (all, own, p) = ((occ | occ >> 8) & 0xFF, occ >> own_shift & 0xFF, lr.pos as u32);
+            // Up the line: the lowest piece above the king.
+            if (lr.mask as u32) >> (p + 2) & 1 != 0 {
+                let above = all >> (p + 1);
+                open += (above & above.wrapping_neg() & own >> (p + 1) == 0) as i32;
             }
-            let ours = |v: u8| v != 0 && v & 8 == code;
-            if first != 0 || !ray[1..].iter().map(|s| board[s.index()]).find(|&v| v != 0).is_some_and(ours) {
-                open += 1;
+            // Down the line: the highest piece below it.
+            if p >= 2 {
+                let below = all & ((1 << p) - 1);
+                open += (below == 0 || (1 << (31 - below.leading_zeros())) & own == 0) as i32;
             }
         }
         if open > 0 {
