@@ -166,6 +166,16 @@ pub struct LineRef {
     pub mask: u8,
 }
 
+/// A square's bit in the occupancy word of one of its lines (see
+/// `Position::lines`: White's pieces in the low byte, Black's in the high).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineBit {
+    /// The line's number (below [`MAX_LINES`]).
+    pub line: u16,
+    /// The square's bit for one colour.
+    pub bit: u16,
+}
+
 /// The squares reachable from position `pos` of a line occupied as `occ`
 /// (bit i: position i), in both directions up to and including the first
 /// occupied position, `pos`'s own bit ignored; positions past the line's end
@@ -225,6 +235,8 @@ pub struct Geometry {
     line_refs: Vec<[LineRef; NUM_AXES]>,
     /// `line_squares[line]`: the line's squares by position.
     line_squares: Vec<[Square; 8]>,
+    /// `line_bits[sq * 2 + colour]`: a piece's bits in the occupancy of its lines.
+    line_bits: Vec<[LineBit; NUM_AXES]>,
 }
 
 impl Geometry {
@@ -254,7 +266,10 @@ impl Geometry {
             }
         }
         let (line_refs, line_squares) = Geometry::lines(layers);
-        Geometry { layers, board: Bitboard::layers(layers), ray_squares, ray_len, rays, line_refs, line_squares }
+        let line_bits = (0..NUM_SQUARES * 2)
+            .map(|i| line_refs[i / 2].map(|r| LineBit { line: r.line, bit: 1 << (r.pos as usize + 8 * (i % 2)) }))
+            .collect();
+        Geometry { layers, board: Bitboard::layers(layers), ray_squares, ray_len, rays, line_refs, line_squares, line_bits }
     }
 
     /// Numbers the lines: axis by axis, each line from its lower end (the
@@ -309,6 +324,13 @@ impl Geometry {
     #[inline(always)]
     pub fn line_refs(&self, sq: Square) -> &[LineRef; NUM_AXES] {
         &self.line_refs[sq.index()]
+    }
+
+    /// The bits of a piece of colour index `c` (0 White, 1 Black) on `sq` in
+    /// the occupancy of each of its lines.
+    #[inline(always)]
+    pub fn line_bits(&self, sq: Square, c: usize) -> &[LineBit; NUM_AXES] {
+        &self.line_bits[(sq.index() * 2 + c) & (NUM_SQUARES * 2 - 1)]
     }
 
     /// The square at position `pos` of `line`.

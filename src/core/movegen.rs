@@ -9,7 +9,7 @@
 //! test of their own.
 
 use super::bitboard::Bitboard;
-use super::geometry::NUM_DIRS;
+use super::geometry::{NUM_DIRS, line_attacks};
 use super::moves::{Move, MoveFlag, MoveList};
 use super::piece::PieceKind;
 use super::position::Position;
@@ -175,22 +175,24 @@ impl Position {
             sink.targets(sq, r.knight[sq.index()] & (mask - ours));
         }
 
-        // Sliders. A sink that keeps only captures (a filter within the
-        // enemy pieces) needs only the first piece of each ray.
+        // Sliders, read off the line occupancy: along each of its lines a
+        // slider reaches every square up to the first piece both ways. A
+        // sink that keeps only captures (a filter within the enemy pieces)
+        // needs only the enemy pieces among them.
         let blockers_only = (filter - theirs).is_empty();
+        let g = r.geometry;
+        let (own_shift, their_shift) = (8 * us.index() as u32, 8 * them.index() as u32);
         for sq in self.sliders() & ours {
             let Some(p) = self.piece_at(sq) else { continue };
             let mut attacks = Bitboard::EMPTY;
-            for &ray in r.slider_rays(p.kind, sq) {
-                for &s in ray {
-                    // Occupied: the mailbox is one load where the bitboard is eight words.
-                    if self.board[s.index() & 511] != 0 {
-                        attacks.set(s);
-                        break;
-                    }
-                    if !blockers_only {
-                        attacks.set(s);
-                    }
+            let refs = g.line_refs(sq);
+            for lr in &refs[r.slider_axes[p.kind.index()].clone()] {
+                let occ = self.line_occupancy(*lr);
+                let keep = if blockers_only { occ >> their_shift } else { !(occ >> own_shift) };
+                let mut reach = (line_attacks((occ | occ >> 8) as u8, lr.pos) & lr.mask & keep as u8) as u32;
+                while reach != 0 {
+                    attacks.set(g.line_square(lr.line, reach.trailing_zeros()));
+                    reach &= reach - 1;
                 }
             }
             let mut m = mask;

@@ -310,9 +310,8 @@ impl Position {
     /// Flips `sq` in the line occupancy of colour `c` on all of its lines.
     #[inline(always)]
     fn toggle_lines(&mut self, sq: Square, c: Color) {
-        let shift = 8 * c.index() as u32;
-        for r in self.rules.geometry.line_refs(sq) {
-            self.lines[r.line as usize & (LINE_SLOTS - 1)] ^= 1 << (r.pos as u32 + shift);
+        for b in self.rules.geometry.line_bits(sq, c.index()) {
+            self.lines[b.line as usize & (LINE_SLOTS - 1)] ^= b.bit;
         }
     }
 
