@@ -288,7 +288,8 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
             }
         }
         // Open lines to our king along which the enemy has a slider kind:
-        // rays of two squares or more whose first piece is not ours.
+        // rays of two squares or more whose first piece is not ours (or
+        // that hold no piece).
         let mut axes = r.axes_of(pos.slider_kinds(!c));
         let mut open = 0;
         let king_refs = g.line_refs(kings[ci]);
@@ -297,16 +298,13 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
             axes &= axes - 1;
             let occ = pos.line_occupancy(*lr) as u32;
             let (all, own, p) = ((occ | occ >> 8) & 0xFF, occ >> own_shift & 0xFF, lr.pos as u32);
-            // Up the line: the lowest piece above the king.
-            if (lr.mask as u32) >> (p + 2) & 1 != 0 {
-                let above = all >> (p + 1);
-                open += (above & above.wrapping_neg() & own >> (p + 1) == 0) as i32;
-            }
-            // Down the line: the highest piece below it.
-            if p >= 2 {
-                let below = all & ((1 << p) - 1);
-                open += (below == 0 || (1 << (31 - below.leading_zeros())) & own == 0) as i32;
-            }
+            // Our pieces that end one of the two rays; counted without
+            // branches (whether a ray is open is data the branch predictor
+            // cannot learn).
+            let ours = line_attacks(all as u8, lr.pos) as u32 & own;
+            let up = (ours >> p == 0) & ((lr.mask as u32) >> (p + 2) & 1 != 0);
+            let down = (ours & ((1 << p) - 1) == 0) & (p >= 2);
+            open += up as i32 + down as i32;
         }
         if open > 0 {
             sink.add(c, at::OPEN_LINE, open);
