@@ -269,7 +269,16 @@ impl Geometry {
         let line_bits = (0..NUM_SQUARES * 2)
             .map(|i| line_refs[i / 2].map(|r| LineBit { line: r.line, bit: 1 << (r.pos as usize + 8 * (i % 2)) }))
             .collect();
-        Geometry { layers, board: Bitboard::layers(layers), ray_squares, ray_len, rays, line_refs, line_squares, line_bits }
+        Geometry {
+            layers,
+            board: Bitboard::layers(layers),
+            ray_squares,
+            ray_len,
+            rays,
+            line_refs,
+            line_squares,
+            line_bits,
+        }
     }
 
     /// Numbers the lines: axis by axis, each line from its lower end (the
