@@ -4,7 +4,7 @@
 # and short self-play matches in both games), llvm-profdata merges the
 # counts, and a second build lays out and inlines the code by them. The
 # same code and the same search trees (the script checks that the bench
-# signature is unchanged); about 8% more nodes/s on the 2-core machine
+# signature is unchanged); about 5-8% more nodes/s on the 2-core machine
 # (README, "Speed").
 #
 # Usage: scripts/pgo.sh            -> target/pgo/release/cubist
@@ -33,8 +33,12 @@ gen="$target/pgo-gen/release/cubist"
 echo "pgo: training run" >&2
 signature=$("$gen" bench | awk -F': ' '/^Nodes searched/ {print $2}')
 for variant in hdc haberkorn; do
-  "$gen" match --engine cmd="$gen" name=a --engine cmd="$gen" name=b --each nodes=4000 \
-    --variant "$variant" --rounds 2 --random-plies 6 --maxmoves 80 --seed 1 >/dev/null 2>&1
+  if ! "$gen" match --engine cmd="$gen" name=a --engine cmd="$gen" name=b --each nodes=4000 \
+    --variant "$variant" --rounds 2 --random-plies 6 --maxmoves 80 --seed 1 >"$data/match.log" 2>&1; then
+    cat "$data/match.log" >&2
+    echo "pgo: the $variant training match failed" >&2
+    exit 1
+  fi
 done
 "$profdata" merge -o "$data/cubist.profdata" "$data/raw"
 
