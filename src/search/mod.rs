@@ -279,20 +279,11 @@ pub enum EngineError {
     Threads(threads::PoolError, Option<usize>),
 }
 
-/// A transposition table of `mb` MiB, or why the memory is not there.
-///
-/// The memory is first reserved fallibly (`try_reserve_exact`) and released,
-/// and only then allocated by the table: a request the system refuses (a
-/// `Hash` beyond the machine's memory) becomes an error instead of an abort.
-/// The probe and the real allocation are not one step, so memory taken by
-/// another process in between can still fail the second; a fallible
-/// constructor in `tt.rs` would close that gap.
+/// A transposition table of `mb` MiB, or why the memory is not there (the
+/// allocation itself is fallible: a `Hash` beyond the machine's memory is
+/// an error, not an abort).
 fn try_table(mb: usize) -> Result<tt::TranspositionTable, String> {
-    let bytes = mb.checked_mul(1 << 20).ok_or_else(|| "size overflows".to_string())?;
-    let mut probe: Vec<u64> = Vec::new();
-    probe.try_reserve_exact(bytes / 8).map_err(|e| e.to_string())?;
-    drop(probe);
-    Ok(tt::TranspositionTable::new(mb))
+    tt::TranspositionTable::try_new(mb)
 }
 
 /// Set once a search job has finished; waited on by [`Engine::wait`].

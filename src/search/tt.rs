@@ -13,6 +13,8 @@
 //! memory is exactly `Hash` MiB: `hash_mb * 2^20 / 64` clusters, nothing else.
 
 use crate::core::Move;
+use std::alloc::{Layout, alloc, dealloc};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// What kind of score an entry holds.
@@ -93,19 +95,89 @@ fn unpack(data: u64) -> (TtEntry, u8) {
     (entry, (data >> 49 & 63) as u8)
 }
 
+/// The size of a huge page, and the alignment of tables at least that large.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// The table's words: one zeroed allocation that owns them as a
+/// `Box<[AtomicU64]>` would, aligned to [`HUGE_PAGE`] when at least that
+/// large and, on Linux, advised to be backed by huge pages.
+struct Words {
+    ptr: NonNull<AtomicU64>,
+    layout: Layout,
+}
+
+// SAFETY: `Words` owns its allocation alone, like a `Box<[AtomicU64]>`, and
+// `AtomicU64` is `Send` and `Sync`: moving the owner to another thread or
+// sharing `&Words` (hence `&[AtomicU64]`) between threads is sound.
+unsafe impl Send for Words {}
+// SAFETY: as for `Send` above.
+unsafe impl Sync for Words {}
+
+impl Words {
+    /// `len` zeroed words, or why the system would not give the memory.
+    fn new(len: usize) -> Result<Words, String> {
+        let bytes = len.checked_mul(8).filter(|&b| b > 0).ok_or_else(|| "size overflows".to_string())?;
+        let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 64 };
+        let layout = Layout::from_size_align(bytes, align).map_err(|e| e.to_string())?;
+        // SAFETY: the layout's size is not zero (checked above).
+        let raw = unsafe { alloc(layout) };
+        let Some(ptr) = NonNull::new(raw.cast::<AtomicU64>()) else {
+            return Err(format!("the system refused {bytes} bytes"));
+        };
+        #[cfg(target_os = "linux")]
+        if align == HUGE_PAGE {
+            // SAFETY: `raw..raw + bytes` is our own live allocation, starting
+            // on a page boundary (2 MiB aligned); MADV_HUGEPAGE only changes
+            // how its pages are backed, never their contents, and a failure
+            // (no THP in this kernel) leaves ordinary pages.
+            unsafe { libc::madvise(raw.cast(), bytes, libc::MADV_HUGEPAGE) };
+        }
+        // SAFETY: `raw` is valid for `bytes` writes and aligned for u64; all
+        // zero bits are a valid `AtomicU64` (0), so every word is initialised.
+        unsafe { raw.write_bytes(0, bytes) };
+        Ok(Words { ptr, layout })
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU64];
+
+    #[inline(always)]
+    fn deref(&self) -> &[AtomicU64] {
+        // SAFETY: `ptr` points to `layout.size() / 8` initialised words that
+        // live as long as `self`, and only shared references are ever made.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size() / 8) }
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from `alloc` with this very layout and is freed once.
+        unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) }
+    }
+}
+
 /// The shared, lock-free transposition table (see the module docs for the contract).
 pub struct TranspositionTable {
-    words: Vec<AtomicU64>,
+    words: Words,
     clusters: usize,
     age: AtomicU8,
 }
 
 impl TranspositionTable {
-    /// A cleared table of exactly `mb` MiB (at least one cluster).
+    /// A cleared table of exactly `mb` MiB (at least one cluster); aborts
+    /// like a `Vec` when the memory is not there.
     pub fn new(mb: usize) -> TranspositionTable {
-        let clusters = (mb.max(1) << 20) / CLUSTER_BYTES;
-        let words = (0..clusters * WORDS_PER_CLUSTER).map(|_| AtomicU64::new(0)).collect();
-        TranspositionTable { words, clusters, age: AtomicU8::new(0) }
+        TranspositionTable::try_new(mb).unwrap_or_else(|why| panic!("a table of {mb} MiB: {why}"))
+    }
+
+    /// A cleared table of exactly `mb` MiB (at least one cluster), or why
+    /// the system would not give the memory (a `Hash` beyond the machine's).
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
+        let bytes = mb.max(1).checked_mul(1 << 20).ok_or_else(|| "size overflows".to_string())?;
+        let clusters = bytes / CLUSTER_BYTES;
+        let words = Words::new(clusters * WORDS_PER_CLUSTER)?;
+        Ok(TranspositionTable { words, clusters, age: AtomicU8::new(0) })
     }
 
     /// The table's size in bytes.
@@ -115,7 +187,7 @@ impl TranspositionTable {
 
     /// Empties every entry.
     pub fn clear(&self) {
-        for w in &self.words {
+        for w in self.words.iter() {
             w.store(0, Ordering::Relaxed);
         }
         self.age.store(0, Ordering::Relaxed);
@@ -232,6 +304,33 @@ mod tests {
     fn size_is_exactly_the_hash_setting() {
         assert_eq!(TranspositionTable::new(1).bytes(), 1 << 20);
         assert_eq!(TranspositionTable::new(16).bytes(), 16 << 20);
+    }
+
+    #[test]
+    fn tables_start_empty_and_large_ones_lie_on_huge_pages_boundaries() {
+        for mb in [1, 2, 3, 16] {
+            let tt = TranspositionTable::try_new(mb).expect("a small table");
+            assert!(tt.words.iter().all(|w| w.load(Ordering::Relaxed) == 0), "{mb} MiB zeroed");
+            let align = if mb >= 2 { HUGE_PAGE } else { 64 };
+            assert_eq!(tt.words.as_ptr() as usize % align, 0, "{mb} MiB aligned");
+            // The last word is ours to write and read back.
+            let last = tt.words.len() - 1;
+            tt.words[last].store(7, Ordering::Relaxed);
+            assert_eq!(tt.words[last].load(Ordering::Relaxed), 7);
+        }
+        // Tables move to and are shared by other threads, and drop there.
+        let tt = TranspositionTable::new(2);
+        std::thread::scope(|s| {
+            s.spawn(|| tt.store(99, Move::NONE, 1, 1, TtBound::Exact));
+        });
+        assert!(tt.probe(99).is_some());
+        std::thread::spawn(move || drop(tt)).join().unwrap();
+    }
+
+    #[test]
+    fn a_table_beyond_any_memory_is_an_error_not_an_abort() {
+        assert!(TranspositionTable::try_new(usize::MAX >> 20).is_err());
+        assert!(TranspositionTable::try_new(usize::MAX).is_err());
     }
 
     #[test]
