@@ -423,6 +423,27 @@ impl Position {
         self.add_piece(to, p);
     }
 
+    /// The key after the legal move `m`, as far as the moving piece and the
+    /// piece it captures on its target decide it: the key [`Position::make`]
+    /// gives for every move that changes no castling right, creates no
+    /// en-passant state and is no castling or en passant. A hint for loading
+    /// the child's table entry while the move is still being made.
+    #[inline]
+    pub fn key_after(&self, m: Move) -> u64 {
+        let z = Zobrist::get();
+        let (from, to) = (m.from(), m.to());
+        let mut k = self.key ^ self.ep_hash ^ z.side();
+        if let Some(p) = decode(self.board[from.index()]) {
+            k ^= z.piece(p.color, p.kind, from) ^ z.piece(p.color, m.promotion_kind().unwrap_or(p.kind), to);
+        }
+        if m.flag() == MoveFlag::Normal
+            && let Some(c) = decode(self.board[to.index()])
+        {
+            k ^= z.piece(c.color, c.kind, to);
+        }
+        k
+    }
+
     /// The key computed from scratch (the incremental key must always equal it).
     pub fn compute_key(&self) -> u64 {
         let z = Zobrist::get();

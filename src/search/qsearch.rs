@@ -69,8 +69,8 @@ impl Searcher<'_> {
                 }
             }
             self.stack[ply].mv = m;
+            self.shared.tt.prefetch(self.pos.key_after(m));
             let undo = self.pos.make(m);
-            self.shared.tt.prefetch(self.pos.key());
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);
             self.pos.unmake(m, &undo);
             if self.aborted() {
