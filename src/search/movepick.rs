@@ -170,7 +170,9 @@ impl MoveBuffer {
         self.moves[start..end].contains(&m)
     }
 
-    /// Gives every move in `range` its order score.
+    /// Gives every move in `range` its order score and, when `tt_move` is
+    /// among them, moves it to the front as the first pick would (it holds
+    /// the one highest score), so that the first pick needs no scan.
     pub fn score(
         &mut self,
         pos: &Position,
@@ -183,6 +185,7 @@ impl MoveBuffer {
         let side = pos.side_to_move();
         let killers = hist.killers(ply);
         let counter = hist.countermove(side, prev);
+        let (start, end) = (range.start, range.end);
         for (&m, score) in self.moves[range.clone()].iter().zip(&mut self.scores[range]) {
             *score = if m == tt_move {
                 TT_MOVE
@@ -198,6 +201,14 @@ impl MoveBuffer {
                 hist.score(side, m)
             };
         }
+        if tt_move.is_none() {
+            return;
+        }
+        if let Some(at) = self.moves[start..end].iter().position(|&m| m == tt_move) {
+            debug_assert_eq!(self.scan(start, end), start + at, "the TT move is the one best score");
+            self.moves.swap(start, start + at);
+            self.scores.swap(start, start + at);
+        }
     }
 
     /// Moves the best-scored move of `i..end` to `i` and returns it (the
@@ -210,7 +221,14 @@ impl MoveBuffer {
         if blocks && i == start + 1 {
             self.build_blocks(start, i, end);
         }
-        let best = if blocks { start + self.best_in_blocks(start, n) } else { self.scan(i, end) };
+        let best = if blocks {
+            start + self.best_in_blocks(start, n)
+        } else if self.scores[i] == TT_MOVE {
+            // The one highest score, put first by `score`.
+            i
+        } else {
+            self.scan(i, end)
+        };
         debug_assert_eq!(best, self.scan(i, end));
         self.moves.swap(i, best);
         self.scores.swap(i, best);
@@ -403,10 +421,30 @@ mod tests {
         let mut buf = MoveBuffer::new();
         let (s, e) = buf.generate(&pos, false);
         let tt = buf.get(s + 3);
+        let (moves, scores) = (buf.moves.clone(), buf.scores.clone());
         buf.score(&pos, s..e, tt, &History::new(), 0, Move::NONE);
-        assert_eq!(buf.pick(s, s, e), tt);
+        assert_eq!(buf.get(s), tt);
+        // What the first pick would have made of the list.
+        let mut picked = MoveBuffer { moves, scores, keys: Vec::new() };
+        picked.score(&pos, s..e, Move::NONE, &History::new(), 0, Move::NONE);
+        picked.scores[s + 3] = TT_MOVE;
+        assert_eq!(picked.pick(s, s, e), tt);
+        assert_eq!((picked.moves, picked.scores), (buf.moves.clone(), buf.scores.clone()));
+        assert_eq!(buf.pick(s, s, e), tt, "picking it again changes nothing");
         let second = buf.pick(s, s + 1, e);
         assert_eq!(second.to().to_string(), "d5-IV", "the pawn capture comes next: {second}");
+    }
+
+    #[test]
+    fn the_tt_move_holds_the_one_highest_score() {
+        use crate::core::VariantKind;
+        use crate::search::history::HISTORY_MAX;
+        for kind in [VariantKind::Hdc, VariantKind::Haberkorn] {
+            let top = (0..PieceKind::COUNT).filter_map(PieceKind::from_index).map(|k| piece_value(kind, k)).max();
+            // The best capture: the dearest victim plus a promotion, by the cheapest attacker.
+            let best_capture = GOOD_CAPTURE + 2 * 16 * top.unwrap_or(0);
+            assert!(best_capture < TT_MOVE && KILLER_1 < TT_MOVE && HISTORY_MAX < TT_MOVE, "{kind:?}");
+        }
     }
 
     #[test]
