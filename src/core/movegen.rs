@@ -171,9 +171,9 @@ impl Position {
         };
 
         // Knights: a pinned knight can never stay on its line.
-        for sq in self.pieces(us, PieceKind::Knight) - view.pinned {
-            sink.targets(sq, r.knight[sq.index()] & (mask - ours));
-        }
+        (self.pieces(us, PieceKind::Knight) - view.pinned)
+            .into_iter()
+            .for_each(|sq| sink.targets(sq, r.knight[sq.index()] & (mask - ours)));
 
         // Sliders, read off the line occupancy: along each of its lines a
         // slider reaches every square up to the first piece both ways. A
@@ -182,8 +182,8 @@ impl Position {
         let blockers_only = (filter - theirs).is_empty();
         let g = r.geometry;
         let (own_shift, their_shift) = (8 * us.index() as u32, 8 * them.index() as u32);
-        for sq in self.sliders() & ours {
-            let Some(p) = self.piece_at(sq) else { continue };
+        (self.sliders() & ours).into_iter().for_each(|sq| {
+            let Some(p) = self.piece_at(sq) else { return };
             let mut attacks = Bitboard::EMPTY;
             let refs = g.line_refs(sq);
             for lr in &refs[r.slider_axes[p.kind.index()].clone()] {
@@ -200,7 +200,7 @@ impl Position {
                 m &= pin_line(sq);
             }
             sink.targets(sq, attacks & (m - ours));
-        }
+        });
 
         // Pawns: unpinned ones as one set, pinned ones one by one.
         let pawns = self.pieces(us, PieceKind::Pawn);

@@ -236,7 +236,7 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
         let mut zone_attackers = 0;
         let mut zone_hits = [0i32; PieceKind::COUNT];
         let knight = PieceKind::Knight.index();
-        for sq in pos.pieces(c, PieceKind::Knight) {
+        pos.pieces(c, PieceKind::Knight).into_iter().for_each(|sq| {
             let att = r.knight[sq.index()];
             sink.add(c, at::MOBILITY + knight, (att - own).count() as i32);
             let hits = (att & enemy_zone).count() as i32;
@@ -244,7 +244,7 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
                 zone_attackers += 1;
                 zone_hits[knight] += hits;
             }
-        }
+        });
         for kind in PieceKind::SLIDERS {
             let pieces = pos.pieces(c, kind);
             if pieces.is_empty() {

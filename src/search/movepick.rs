@@ -83,9 +83,7 @@ struct BufferSink<'a> {
 impl MoveSink for BufferSink<'_> {
     #[inline]
     fn targets(&mut self, from: Square, targets: Bitboard) {
-        for to in targets & self.targets_mask {
-            self.moves.push(Move::new(from, to));
-        }
+        (targets & self.targets_mask).into_iter().for_each(|to| self.moves.push(Move::new(from, to)));
     }
 
     #[inline(always)]
