@@ -4,8 +4,8 @@
 # and short self-play matches in both games), llvm-profdata merges the
 # counts, and a second build lays out and inlines the code by them. The
 # same code and the same search trees (the script checks that the bench
-# signature is unchanged); about 5-8% more nodes/s on the 2-core machine
-# (README, "Speed").
+# signature is unchanged); 5-8% more nodes/s on earlier sessions' 2-core
+# machines, nothing on the AMD one of 3f661d8 (README, "Speed").
 #
 # Usage: scripts/pgo.sh            -> target/pgo/release/cubist
 # Needs rustup's llvm-tools component (installed when missing). RUSTFLAGS,

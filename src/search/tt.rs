@@ -114,9 +114,12 @@ unsafe impl Send for Words {}
 unsafe impl Sync for Words {}
 
 impl Words {
-    /// `len` zeroed words, or why the system would not give the memory.
-    fn new(len: usize) -> Result<Words, String> {
-        let bytes = len.checked_mul(8).filter(|&b| b > 0).ok_or_else(|| "size overflows".to_string())?;
+    /// `bytes` bytes of zeroed words (whole clusters), or why the system
+    /// would not give the memory.
+    fn new(bytes: usize) -> Result<Words, String> {
+        if bytes == 0 || !bytes.is_multiple_of(CLUSTER_BYTES) {
+            return Err(format!("{bytes} bytes are no whole number of clusters"));
+        }
         let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 64 };
         let layout = Layout::from_size_align(bytes, align).map_err(|e| e.to_string())?;
         // SAFETY: the layout's size is not zero (checked above).
@@ -176,7 +179,7 @@ impl TranspositionTable {
     pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or_else(|| "size overflows".to_string())?;
         let clusters = bytes / CLUSTER_BYTES;
-        let words = Words::new(clusters * WORDS_PER_CLUSTER)?;
+        let words = Words::new(bytes)?;
         Ok(TranspositionTable { words, clusters, age: AtomicU8::new(0) })
     }
 
