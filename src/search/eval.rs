@@ -466,6 +466,12 @@ impl EvalCache {
             evals: vec![EvalEntry::default(); EVAL_CACHE_SIZE].into_boxed_slice(),
         }
     }
+
+    /// Starts loading the evaluation slot of position key `key` into the cache.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        super::tt::prefetch(&self.evals[key as usize & (EVAL_CACHE_SIZE - 1)]);
+    }
 }
 
 #[derive(Default)]
@@ -666,13 +672,17 @@ mod tests {
     /// scratch, and the evaluation (plain, cached, traced, and Σ weight ×
     /// feature from the weight set) equals the evaluation as first written;
     /// haberkorn's layer counts share one cache, so its slots are reused
-    /// across variants.
+    /// across variants; slots are prefetched on the way.
     fn playouts(variant: Variant, seed: u64, games: usize, cache: &mut EvalCache) {
         let mut rng = StdRng::seed_from_u64(seed);
         for _ in 0..games {
             let mut pos = Position::start(variant);
             for _ in 0..150 {
                 let expect = reference_evaluate(&pos);
+                // A prefetch of any slot is only a hint (the search issues
+                // one for the child's key before each move).
+                cache.prefetch(pos.key());
+                cache.prefetch(pos.key().rotate_left(17));
                 assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key), "{}", pos.fen());
                 assert_eq!(evaluate(&pos), expect, "{}", pos.fen());
                 assert_eq!(evaluate_cached(&pos, cache), expect, "{}", pos.fen());

@@ -69,7 +69,9 @@ impl Searcher<'_> {
                 }
             }
             self.stack[ply].mv = m;
-            self.shared.tt.prefetch(self.pos.key_after(m));
+            let child = self.pos.key_after(m);
+            self.shared.tt.prefetch(child);
+            self.evals.prefetch(child);
             let undo = self.pos.make(m);
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);
             self.pos.unmake(m, &undo);

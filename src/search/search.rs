@@ -191,7 +191,9 @@ impl Searcher<'_> {
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
             self.stack[ply].mv = m;
-            self.shared.tt.prefetch(self.pos.key_after(m));
+            let child = self.pos.key_after(m);
+            self.shared.tt.prefetch(child);
+            self.evals.prefetch(child);
             let undo = self.pos.make(m);
             tried += 1;
             let gives_check = self.pos.in_check();

@@ -160,6 +160,21 @@ impl Drop for Words {
     }
 }
 
+/// Starts loading the cache line holding `item` into the cache: a hint that
+/// changes nothing else (a no-op off x86-64).
+#[inline(always)]
+pub fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults and never changes
+    // memory; the pointer is that of a live value anyway.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(item as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}
+
 /// The shared, lock-free transposition table (see the module docs for the contract).
 pub struct TranspositionTable {
     words: Words,
@@ -210,16 +225,7 @@ impl TranspositionTable {
     /// [`TranspositionTable::probe`] soon after finds it there.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        let word = &self.words[self.cluster(key)];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is a hint that never faults and never changes
-        // memory; the pointer is that of a live word of the table anyway.
-        unsafe {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            _mm_prefetch::<_MM_HINT_T0>(word.as_ptr() as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        std::hint::black_box(word.load(Ordering::Relaxed));
+        prefetch(&self.words[self.cluster(key)]);
     }
 
     /// The entry stored for `key`, if any (a torn or foreign entry is never returned).
