@@ -237,6 +237,8 @@ pub struct Geometry {
     line_squares: Vec<[Square; 8]>,
     /// `line_bits[sq * 2 + colour]`: a piece's bits in the occupancy of its lines.
     line_bits: Vec<[LineBit; NUM_AXES]>,
+    /// `long_rays[sq]`: see [`Geometry::long_rays`].
+    long_rays: Vec<u32>,
 }
 
 impl Geometry {
@@ -269,6 +271,16 @@ impl Geometry {
         let line_bits = (0..NUM_SQUARES * 2)
             .map(|i| line_refs[i / 2].map(|r| LineBit { line: r.line, bit: 1 << (r.pos as usize + 8 * (i % 2)) }))
             .collect();
+        let long_rays = line_refs
+            .iter()
+            .map(|refs| {
+                refs.iter().enumerate().fold(0, |acc, (axis, r)| {
+                    let up = (r.mask as u32) >> (r.pos + 2) & 1;
+                    let down = (r.pos >= 2) as u32;
+                    acc | (up | down << 1) << (2 * axis)
+                })
+            })
+            .collect();
         Geometry {
             layers,
             board: Bitboard::layers(layers),
@@ -278,6 +290,7 @@ impl Geometry {
             line_refs,
             line_squares,
             line_bits,
+            long_rays,
         }
     }
 
@@ -333,6 +346,14 @@ impl Geometry {
     #[inline(always)]
     pub fn line_refs(&self, sq: Square) -> &[LineRef; NUM_AXES] {
         &self.line_refs[sq.index()]
+    }
+
+    /// Which rays from `sq` along the lines through it hold two squares or
+    /// more: bit `2 * axis` the ray up the axis (towards higher positions),
+    /// bit `2 * axis + 1` the ray down.
+    #[inline(always)]
+    pub fn long_rays(&self, sq: Square) -> u32 {
+        self.long_rays[sq.index()]
     }
 
     /// The bits of a piece of colour index `c` (0 White, 1 Black) on `sq` in
@@ -461,7 +482,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_cover_every_ray() {
+    fn lines_cover_every_ray_and_know_the_long_rays() {
         for layers in 3..=8 {
             let g = Geometry::get(layers);
             if layers == 8 {
@@ -488,6 +509,8 @@ mod tests {
                         r.pos as i32 - 1 - ray.len() as i32
                     };
                     assert!(!(0..8).contains(&beyond) || r.mask >> beyond & 1 == 0);
+                    let bit = 2 * axis_of(d) + !runs_up(d) as usize;
+                    assert_eq!(g.long_rays(sq) >> bit & 1 == 1, ray.len() >= 2, "{sq:?} {d}");
                 }
             }
         }

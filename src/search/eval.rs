@@ -220,6 +220,26 @@ fn pawn_terms(pos: &Position, t: &Tables, sink: &mut impl Sink) {
     }
 }
 
+/// `UNBLOCKED[ends][pos]`: bit 0 set when no square of `ends` lies above
+/// position `pos` of a line, bit 1 when none lies below.
+static UNBLOCKED: [[u8; 8]; 256] = unblocked_table();
+
+const fn unblocked_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut ends = 0;
+    while ends < 256 {
+        let mut pos = 0;
+        while pos < 8 {
+            let up = (ends >> (pos + 1) == 0) as u8;
+            let down = (ends & ((1 << pos) - 1) == 0) as u8;
+            t[ends][pos] = up | down << 1;
+            pos += 1;
+        }
+        ends += 1;
+    }
+    t
+}
+
 /// Mobility and king safety: the pieces' attacks on the enemy king zone
 /// count against the enemy, open lines to a king against its side.
 fn piece_terms(pos: &Position, sink: &mut impl Sink) {
@@ -291,21 +311,18 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
         // rays of two squares or more whose first piece is not ours (or
         // that hold no piece).
         let mut axes = r.axes_of(pos.slider_kinds(!c));
-        let mut open = 0;
+        let mut free = 0u32;
         let king_refs = g.line_refs(kings[ci]);
         while axes != 0 {
-            let Some(lr) = king_refs.get(axes.trailing_zeros() as usize) else { break };
+            let axis = axes.trailing_zeros() as usize;
+            let Some(lr) = king_refs.get(axis) else { break };
             axes &= axes - 1;
-            let occ = pos.line_occupancy(*lr) as u32;
-            let (all, own, p) = ((occ | occ >> 8) & 0xFF, occ >> own_shift & 0xFF, lr.pos as u32);
-            // Our pieces that end one of the two rays; counted without
-            // branches (whether a ray is open is data the branch predictor
-            // cannot learn).
-            let ours = line_attacks(all as u8, lr.pos) as u32 & own;
-            let up = (ours >> p == 0) & ((lr.mask as u32) >> (p + 2) & 1 != 0);
-            let down = (ours & ((1 << p) - 1) == 0) & (p >= 2);
-            open += up as i32 + down as i32;
+            let occ = pos.line_occupancy(*lr);
+            // Our pieces that end one of the two rays.
+            let ours = line_attacks((occ | occ >> 8) as u8, lr.pos) & (occ >> own_shift) as u8;
+            free |= (UNBLOCKED[ours as usize][lr.pos as usize & 7] as u32) << (2 * axis);
         }
+        let open = (free & g.long_rays(kings[ci])).count_ones() as i32;
         if open > 0 {
             sink.add(c, at::OPEN_LINE, open);
         }
