@@ -258,6 +258,8 @@ pub struct Rules {
     /// opposite), one run in the order of [`crate::core::geometry::AXIS_DIRS`];
     /// empty for leapers.
     pub slider_axes: [std::ops::Range<usize>; PieceKind::COUNT],
+    /// `axes_by_kinds[kinds]`: see [`Rules::axes_of`].
+    axes_by_kinds: [u16; 1 << PieceKind::COUNT],
     /// `slider_lines[kind][sq]`: every square on a ray from `sq` along a
     /// direction `kind` slides in (empty sets for leapers), so that a slider that
     /// could attack `sq` on an empty board is found with one mask.
@@ -326,6 +328,12 @@ impl Rules {
             debug_assert_eq!(hi - lo, axes.len(), "kind {k}: its axes are not one run");
             lo..hi
         });
+        let axes_by_kinds = std::array::from_fn(|kinds| {
+            PieceKind::SLIDERS.iter().filter(|k| kinds >> k.index() & 1 != 0).fold(0u16, |acc, k| {
+                let axes: &std::ops::Range<usize> = &slider_axes[k.index()];
+                acc | ((1u32 << axes.end) - (1u32 << axes.start)) as u16
+            })
+        });
         let slider_lines = std::array::from_fn(|k| {
             let dirs: &[usize] = &slider_dirs[k];
             (0..NUM_SQUARES)
@@ -380,6 +388,7 @@ impl Rules {
             slider_dirs,
             slides_along,
             slider_axes,
+            axes_by_kinds,
             slider_lines,
             slider_rays,
             ray_starts,
@@ -442,14 +451,7 @@ impl Rules {
     /// `1 << kind`, as [`crate::core::Position::slider_kinds`] gives) slides.
     #[inline]
     pub fn axes_of(&self, kinds: u8) -> u16 {
-        let mut out = 0u32;
-        for kind in PieceKind::SLIDERS {
-            if kinds >> kind.index() & 1 != 0 {
-                let axes = &self.slider_axes[kind.index()];
-                out |= (1 << axes.end) - (1 << axes.start);
-            }
-        }
-        out as u16
+        self.axes_by_kinds[kinds as usize & ((1 << PieceKind::COUNT) - 1)]
     }
 
     /// Whether a piece of `kind` slides along direction `d`.
@@ -579,6 +581,13 @@ mod tests {
                 for &d in &r.slider_dirs[k] {
                     assert!(r.slider_axes[k].contains(&axis_of(d)));
                 }
+            }
+            // Every set of kinds: the axes some kind of it slides along.
+            for kinds in 0..1u8 << PieceKind::COUNT {
+                let expect = (0..NUM_DIRS)
+                    .filter(|&d| r.slides_along[d] & kinds != 0)
+                    .fold(0u16, |acc, d| acc | 1 << axis_of(d));
+                assert_eq!(r.axes_of(kinds), expect, "kinds {kinds:#b}");
             }
         }
     }

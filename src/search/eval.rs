@@ -246,6 +246,9 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
     let r = pos.rules();
     let g = r.geometry;
     let kings = Color::ALL.map(|c| pos.king(c));
+    // The sliding kinds each side has (bit `1 << kind`, as
+    // `Position::slider_kinds` gives), gathered on the way.
+    let mut slider_kinds = [0u8; 2];
     for c in Color::ALL {
         let ci = c.index();
         // Where our pieces lie in a line's occupancy.
@@ -270,6 +273,7 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
             if pieces.is_empty() {
                 continue;
             }
+            slider_kinds[ci] |= 1 << kind.index();
             let (axes, lines) = (r.slider_axes[kind.index()].clone(), &r.slider_lines[kind.index()]);
             for sq in pieces {
                 // Along each of its lines the slider reaches every square up
@@ -307,10 +311,14 @@ fn piece_terms(pos: &Position, sink: &mut impl Sink) {
                 }
             }
         }
+    }
+    for c in Color::ALL {
+        let ci = c.index();
+        let own_shift = 8 * ci as u32;
         // Open lines to our king along which the enemy has a slider kind:
         // rays of two squares or more whose first piece is not ours (or
         // that hold no piece).
-        let mut axes = r.axes_of(pos.slider_kinds(!c));
+        let mut axes = r.axes_of(slider_kinds[(!c).index()]);
         let mut free = 0u32;
         let king_refs = g.line_refs(kings[ci]);
         while axes != 0 {
