@@ -117,18 +117,23 @@ impl Bitboard {
             _ => !0,
         };
         let s = dx + 8 * dy;
-        // Word t comes from word t - dz, read from a copy padded with eight
-        // empty words at each end (so any dz reads inside it).
-        let mut padded = [0u64; 24];
-        padded[8..16].copy_from_slice(&self.0);
-        let from = (8 - dz).clamp(0, 16) as usize;
+        // Word t comes from word t - dz, moved between registers (a copy
+        // padded with empty words, read back at an offset, made the load
+        // wait for the stores it straddles).
+        let w = self.0;
+        let moved = match dz {
+            0 => w,
+            1 => [0, w[0], w[1], w[2], w[3], w[4], w[5], w[6]],
+            -1 => [w[1], w[2], w[3], w[4], w[5], w[6], w[7], 0],
+            _ => std::array::from_fn(|t| usize::try_from(t as i32 - dz).ok().and_then(|i| w.get(i)).map_or(0, |&x| x)),
+        };
         let mut out = [0u64; 8];
         if s >= 0 {
-            for (o, &w) in out.iter_mut().zip(&padded[from..from + 8]) {
+            for (o, &w) in out.iter_mut().zip(&moved) {
                 *o = (w & file_mask) << s;
             }
         } else {
-            for (o, &w) in out.iter_mut().zip(&padded[from..from + 8]) {
+            for (o, &w) in out.iter_mut().zip(&moved) {
                 *o = (w & file_mask) >> -s;
             }
         }
@@ -391,6 +396,11 @@ mod tests {
                 }
             }
         }
+        // Several layers at once (beyond what the rules need): off the cube they vanish.
+        assert_eq!(Bitboard::from(sq(4, 1, 3)).shift(1, 0, 2), Bitboard::from(sq(5, 1, 5)));
+        assert_eq!(Bitboard::from(sq(4, 1, 3)).shift(0, -1, -3), Bitboard::from(sq(4, 0, 0)));
+        assert!(Bitboard::from(sq(4, 1, 3)).shift(0, 0, 5).is_empty());
+        assert!(Bitboard::from(sq(4, 1, 3)).shift(0, 0, -4).is_empty());
         // Two ranks at once, as a double pawn step does.
         assert_eq!(Bitboard::from(sq(4, 1, 3)).shift(0, 2, 0), Bitboard::from(sq(4, 3, 3)));
         assert!(Bitboard::from(sq(4, 6, 3)).shift(0, 2, 0).is_empty());
