@@ -69,6 +69,7 @@ impl Searcher<'_> {
         if self.aborted() {
             return 0;
         }
+        self.hist.prefetch_countermove(self.pos.side_to_move(), self.stack[ply - 1].mv);
         self.seldepth = self.seldepth.max(ply);
         if self.pos.repetitions(1) || self.pos.is_dead_material() {
             return 0;
