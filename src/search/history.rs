@@ -9,7 +9,8 @@ use crate::core::{Color, Move};
 /// History values stay within ±this.
 pub const HISTORY_MAX: i32 = 16_384;
 
-/// The move-ordering memory of one search thread (3 MiB: 1 MiB of history and 2 MiB of countermoves, allocated once per search).
+/// The move-ordering memory of one search thread (3 MiB: 1 MiB of history
+/// and 2 MiB of countermoves, allocated once per search).
 pub struct History {
     butterfly: Vec<i16>,
     counter: Vec<Move>,

@@ -69,9 +69,7 @@ impl Searcher<'_> {
                 }
             }
             self.stack[ply].mv = m;
-            let child = self.pos.key_after(m);
-            self.shared.tt.prefetch(child);
-            self.evals.prefetch(child);
+            self.prefetch_child(m);
             let undo = self.pos.make(m);
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);
             self.pos.unmake(m, &undo);

@@ -192,9 +192,7 @@ impl Searcher<'_> {
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
             self.stack[ply].mv = m;
-            let child = self.pos.key_after(m);
-            self.shared.tt.prefetch(child);
-            self.evals.prefetch(child);
+            self.prefetch_child(m);
             let undo = self.pos.make(m);
             tried += 1;
             let gives_check = self.pos.in_check();

@@ -189,6 +189,16 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = next;
     }
 
+    /// Starts loading what the child after `m` will look up first, its table
+    /// cluster and its evaluation-cache slot, while `m` is still being made
+    /// (by [`crate::core::Position::key_after`]'s guess of the child's key).
+    #[inline(always)]
+    pub(super) fn prefetch_child(&self, m: Move) {
+        let child = self.pos.key_after(m);
+        self.shared.tt.prefetch(child);
+        self.evals.prefetch(child);
+    }
+
     /// How many pieces other than pawns and the king the side to move has.
     pub(super) fn non_pawn_pieces(&self) -> u32 {
         let us = self.pos.side_to_move();
