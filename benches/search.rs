@@ -3,7 +3,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cubist::bench::POSITIONS;
-use cubist::search::{Engine, Limits, Settings, eval};
+use cubist::eval;
+use cubist::search::{Engine, Limits, Settings};
 use std::hint::black_box;
 
 fn evaluation(c: &mut Criterion) {

@@ -1,5 +1,5 @@
 //! Finds forced mates in 1, 2 and 3 in both games (haberkorn on 3 to 8
-//! layers) and writes them in the tactics format of `cubist::tactics`.
+//! layers) and writes them in the tactics format of `cubist::core::tactics`.
 //!
 //! Random sparse positions (two kings, one to three attacking pieces, up to
 //! two defenders, the defending king often on a face of the cube) are
@@ -10,9 +10,9 @@
 //! `cargo run --release --example mates -- --per-length 14 --seed 1 > tests/data/mates.txt`
 
 use clap::Parser;
+use cubist::core::tactics::{MateCase, mate_within};
 use cubist::core::{Color, Position, Variant};
 use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
-use cubist::tactics::{MateCase, mate_within};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
@@ -162,7 +162,7 @@ fn attempt(game: &str, seed: u64, i: u64) -> Option<MateCase> {
 
 fn main() {
     let args = Args::parse();
-    println!("# Forced mates proved by brute force (cubist::tactics); made by");
+    println!("# Forced mates proved by brute force (cubist::core::tactics); made by");
     println!("# cargo run --release --example mates -- --per-length {} --seed {}", args.per_length, args.seed);
     println!("# variant ; mate in N ; proof nodes ; key moves ; 3D-FEN");
     let games: Vec<&str> = match args.variant.as_deref() {

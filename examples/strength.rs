@@ -11,7 +11,7 @@ use clap::Parser;
 use cubist::arena::stats::Tally;
 use cubist::arena::summary::{fmt_elo, fmt_err};
 use cubist::core::{Color, GameState, Move, PieceKind, Position, Variant};
-use cubist::search::strategy::baseline_value;
+use cubist::eval::values::baseline_value;
 use cubist::search::{Engine, Limits, Report, SearchParams, Settings, Strategy, Switches};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;

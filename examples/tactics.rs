@@ -1,4 +1,4 @@
-//! Runs a tactics file (`tests/data/mates.txt` format, see `cubist::tactics`)
+//! Runs a tactics file (`tests/data/mates.txt` format, see `cubist::core::tactics`)
 //! through the search and counts the mates found at `go depth 2N + extra`,
 //! with techniques switched off or tunables changed, to see which part of the
 //! search hides a mate.
@@ -6,8 +6,8 @@
 //! `cargo run --release --example tactics -- --extra 2 --off reverse_futility --set lmp_share=4`
 
 use clap::Parser;
+use cubist::core::tactics::MateCase;
 use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
-use cubist::tactics::MateCase;
 use cubist::uci::command::move_list;
 use std::sync::mpsc;
 

@@ -4,11 +4,9 @@
 pub mod arena;
 pub mod bench;
 pub mod core;
-pub mod datagen;
+pub mod eval;
 pub mod gui;
+pub mod learn;
 pub mod perft;
 pub mod search;
-pub mod shard;
-pub mod tactics;
-pub mod tune;
 pub mod uci;

@@ -8,9 +8,9 @@ use cli::{Cli, Command, MatchArgs, MergeArgs, PerftArgs};
 use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_log, parse_pgnout, parse_sprt};
 use cubist::arena::game::Adjudication;
 use cubist::arena::merge::{merge_records, merge_results, write_records, write_summary};
+use cubist::arena::shard::Shard;
 use cubist::arena::{MatchConfig, run_match};
 use cubist::core::{Position, VariantKind};
-use cubist::shard::Shard;
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -53,7 +53,7 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
     let e = |e: cubist::arena::config::ConfigError| e.to_string();
     let shard = match &args.shard {
         Some(text) => {
-            let shard: Shard = text.parse().map_err(|e: cubist::shard::ShardError| format!("--shard: {e}"))?;
+            let shard: Shard = text.parse().map_err(|e: cubist::arena::shard::ShardError| format!("--shard: {e}"))?;
             if args.seed.is_none() {
                 return Err("--shard needs --seed: every shard must play the openings and random plies of the same \
                             seed"
@@ -143,7 +143,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 }
 
 fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
-    use cubist::datagen::{DatagenConfig, Games};
+    use cubist::learn::datagen::{DatagenConfig, Games};
     let shard = match &args.shard {
         None => Shard::whole(),
         Some(spec) => spec.parse::<Shard>().map_err(|e| e.to_string())?,
@@ -162,7 +162,7 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     let file = std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let start = Instant::now();
-    let done = cubist::datagen::run(&cfg, &mut out, true)?;
+    let done = cubist::learn::datagen::run(&cfg, &mut out, true)?;
     let secs = start.elapsed().as_secs_f64();
     note(&format!(
         "{} games, {} positions in {secs:.1} s ({:.0} positions/s) written to {}",
@@ -175,8 +175,8 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
 }
 
 fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
-    use cubist::core::weights::{at, weights};
-    use cubist::tune::{self, Params, TuneConfig};
+    use cubist::eval::weights::{at, weights};
+    use cubist::learn::tune::{self, Params, TuneConfig};
     let valid_args = (0.0..=1.0).contains(&args.lambda)
         && args.lr > 0.0
         && args.lr.is_finite()
@@ -196,7 +196,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     let mut samples = Vec::new();
     for path in &args.data {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let (read, errors) = cubist::datagen::read_samples(&text);
+        let (read, errors) = cubist::learn::datagen::read_samples(&text);
         for e in errors.iter().take(10) {
             note(&format!("{}: {e} (skipped)", path.display()));
         }

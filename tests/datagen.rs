@@ -2,7 +2,7 @@
 //! thread count, shards that add up to the whole run, a file that stays
 //! valid when the run is killed, and clear errors for bad arguments.
 
-use cubist::datagen::read_samples;
+use cubist::learn::datagen::read_samples;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -8,8 +8,8 @@
 //! guards of the search (docs/strength.md rows 14–19) each carry some of
 //! them: hdc's mates in 3 of lines 33, 40 and 42 need all three.
 
+use cubist::core::tactics::MateCase;
 use cubist::search::{Engine, Limits, Report, Score, Settings};
-use cubist::tactics::MateCase;
 use std::sync::mpsc;
 
 const MATES: &str = include_str!("data/mates.txt");

@@ -552,7 +552,7 @@ fn debug_help_and_eval() {
     assert!(eval.iter().any(|l| l.contains("Material")), "{eval:?}");
     assert!(eval.iter().any(|l| l.contains("Mobility")), "{eval:?}");
     // The hdc start is symmetric: White's side scores nothing, the side to move the tempo.
-    let tempo = cubist::core::weights::weights(cubist::core::VariantKind::Hdc).tempo;
+    let tempo = cubist::eval::weights::weights(cubist::core::VariantKind::Hdc).tempo;
     let expect = format!("Final evaluation: +0.00 (White side), +{:.2} (side to move)", tempo as f64 / 100.0);
     assert_eq!(eval.last().unwrap(), &expect);
 }

@@ -14,7 +14,7 @@ use super::pairings;
 use super::record::{GameRecord, parse_records};
 use super::stats::{Sprt, Tally};
 use super::summary::{MatchSummary, PairingSummary, SprtSummary, Standing};
-use crate::shard::{Shard, ShardError, ShardSet};
+use crate::arena::shard::{Shard, ShardError, ShardSet};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -10,7 +10,7 @@
 //! `--shard K/N` plays one slice of the schedule: the schedule is cut into
 //! blocks, one per round and pairing (all the games of a pairing on one
 //! opening, so colour-reversed pairs stay together), and block `b` belongs to
-//! shard `b mod N + 1` ([`crate::shard`]). Openings, colours and random
+//! shard `b mod N + 1` ([`crate::arena::shard`]). Openings, colours and random
 //! plies depend only on the round, so the N shards together play exactly
 //! the games of the unsharded match; `cubist merge` ([`merge`]) adds them up.
 
@@ -21,11 +21,12 @@ pub mod merge;
 pub mod openings;
 pub mod process;
 pub mod record;
+pub mod shard;
 pub mod stats;
 pub mod summary;
 
+use crate::arena::shard::{Shard, ShardSet};
 use crate::core::{Position, Variant};
-use crate::shard::{Shard, ShardSet};
 use config::{ConfigError, EngineSpec, OpeningsSpec};
 use fingerprint::{EngineIdentity, MatchIdentity, describe_adjudication};
 use game::{Adjudication, Played, play_game};

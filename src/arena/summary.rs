@@ -3,7 +3,7 @@
 
 use super::fingerprint::MatchIdentity;
 use super::stats::{Sprt, SprtDecision, SprtModel, Tally};
-use crate::shard::ShardSet;
+use crate::arena::shard::ShardSet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -10,10 +10,10 @@ pub mod moves;
 pub mod notation;
 pub mod piece;
 pub mod position;
-pub mod psq;
+pub mod prefetch;
 pub mod square;
+pub mod tactics;
 pub mod variant;
-pub mod weights;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;

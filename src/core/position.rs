@@ -5,10 +5,11 @@ use super::bitboard::Bitboard;
 use super::geometry::{Geometry, LineRef, MAX_LINES, NUM_DIRS};
 use super::moves::{Move, MoveFlag};
 use super::piece::{Color, Piece, PieceKind};
-use super::psq::{PHASE, Pair, PsqTable};
 use super::square::Square;
 use super::variant::{CastleRule, Rules, Variant, VariantKind};
 use super::zobrist::Zobrist;
+use crate::eval::pair::{PHASE, Pair};
+use crate::eval::psq::PsqTable;
 
 /// The en-passant state after a double step: the squares it passed over (one
 /// or two) and the pawn that may be taken.

@@ -448,7 +448,7 @@ impl Rules {
     }
 
     /// The axes (bit `1 << axis`) along which some kind in `kinds` (bit
-    /// `1 << kind`, as [`crate::core::Position::slider_kinds`] gives) slides.
+    /// `1 << kind`, as `Position::slider_kinds` gives) slides.
     #[inline]
     pub fn axes_of(&self, kinds: u8) -> u16 {
         self.axes_by_kinds[kinds as usize & ((1 << PieceKind::COUNT) - 1)]

@@ -275,19 +275,33 @@ pub fn today() -> String {
     format!("{y:04}.{m:02}.{d:02}")
 }
 
+/// What a game starts from: its id and setup, the moves already played (a
+/// resumed record; none for a new game), the clocks after them, where its
+/// record is written and the date its record carries.
+pub struct GameStart<'a> {
+    /// The server's id of the game.
+    pub id: u64,
+    /// Variant, start position, players and limits.
+    pub setup: Setup,
+    /// Moves already played, in move text.
+    pub moves: &'a [String],
+    /// The clocks after those moves (`None`: the setup's base time).
+    pub clocks: Option<[Duration; 2]>,
+    /// The record file.
+    pub path: PathBuf,
+    /// The record's `Date` tag.
+    pub date: String,
+}
+
 impl GameCell {
-    /// A new game (or one resumed with `moves` already played) writing its record to `path`.
-    #[allow(clippy::too_many_arguments)]
+    /// A new game (or one resumed with moves already played) writing its
+    /// record to `new.path`, its engines started from `engines` under `cap`.
     pub fn create(
-        id: u64,
-        setup: Setup,
-        moves: &[String],
-        clocks: Option<[Duration; 2]>,
+        new: GameStart,
         engines: Arc<Vec<EngineCmd>>,
         cap: Arc<ProcessCap>,
-        path: PathBuf,
-        date: String,
     ) -> Result<Arc<GameCell>, GuiError> {
+        let GameStart { id, setup, moves, clocks, path, date } = new;
         let mut pos = setup.start.clone();
         for m in moves {
             pos.play(m)?;

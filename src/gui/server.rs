@@ -11,7 +11,7 @@
 
 use super::engine::{EngineCmd, ProcessCap};
 use super::game::{
-    EVENT, EngineOptions, GameCell, HUMAN, Setup, ThinkLimit, board_view, parse_clocks, today, variant_view,
+    EVENT, EngineOptions, GameCell, GameStart, HUMAN, Setup, ThinkLimit, board_view, parse_clocks, today, variant_view,
 };
 use super::{GuiConfig, GuiError};
 use crate::arena::record::{GameRecord, GameResult, parse_records};
@@ -310,7 +310,8 @@ impl App {
             let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
             self.dir.join(format!("gui-{secs}-{id}.pgn"))
         });
-        let cell = GameCell::create(id, setup, moves, clocks, self.engines.clone(), self.cap.clone(), path, date)?;
+        let new = GameStart { id, setup, moves, clocks, path, date };
+        let cell = GameCell::create(new, self.engines.clone(), self.cap.clone())?;
         games.insert(id, cell.clone());
         Ok(cell)
     }

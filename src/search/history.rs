@@ -94,7 +94,7 @@ impl History {
     #[inline]
     pub fn prefetch_countermove(&self, side: Color, prev: Move) {
         if !prev.is_none() {
-            super::tt::prefetch(&self.counter[History::index(side, prev)]);
+            crate::core::prefetch::prefetch(&self.counter[History::index(side, prev)]);
         }
     }
 

@@ -17,11 +17,11 @@
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
 //! captures that lose material in exchange (SEE) and underpromotions.
 
-use super::eval::piece_value;
 use super::history::History;
 use super::see::see_ge;
 use crate::core::movegen::MoveSink;
 use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position, Square};
+use crate::eval::piece_value;
 
 /// Order score of the TT move.
 const TT_MOVE: i32 = 10_000_000;

@@ -4,12 +4,12 @@
 //! the score to alpha; after `qs_recaptures_from` plies only recaptures are
 //! searched, which keeps hdc's long pawn-eating chains finite.
 
-use super::eval::{evaluate_cached, piece_value};
 use super::movepick::{BAD_CAPTURE, captured};
 use super::score::{INF, MAX_PLY, mated_in, score_from_tt, score_to_tt};
 use super::tt::TtBound;
 use super::worker::Searcher;
 use crate::core::Move;
+use crate::eval::piece_value;
 
 impl Searcher<'_> {
     /// The quiescence search at `ply`, `qply` plies below the main search.
@@ -24,7 +24,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_cached(&self.pos, &mut self.evals);
+            return self.static_eval();
         }
         let in_check = self.pos.in_check();
         let key = self.pos.key();
@@ -37,7 +37,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let stand_pat = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.evals) };
+        let stand_pat = if in_check { -INF } else { self.static_eval() };
         if stand_pat >= beta {
             return stand_pat;
         }
@@ -70,9 +70,9 @@ impl Searcher<'_> {
             }
             self.stack[ply].mv = m;
             self.prefetch_child(m);
-            let undo = self.pos.make(m);
+            let undo = self.make_move(m);
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);
-            self.pos.unmake(m, &undo);
+            self.unmake_move(m, &undo);
             if self.aborted() {
                 self.buf.truncate(start);
                 return 0;

@@ -3,10 +3,11 @@
 //! for helper threads, time checks between iterations, and `info` reports.
 
 use super::movepick::is_quiet;
+use super::report::{Bound, Info, Report};
 use super::score::{INF, MATE, MATE_BOUND, score_to_tt, to_score};
+use super::search::Child;
 use super::tt::TtBound;
 use super::worker::Searcher;
-use super::{Bound, Info, Report};
 use crate::core::Move;
 use std::sync::atomic::Ordering;
 
@@ -123,7 +124,7 @@ impl Searcher<'_> {
             let m = self.root_moves[i].mv;
             self.stack[0].mv = m;
             let quiet = is_quiet(&self.pos, m);
-            let undo = self.pos.make(m);
+            let undo = self.make_move(m);
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;
             let late = i - pv_idx;
@@ -132,8 +133,9 @@ impl Searcher<'_> {
             } else {
                 0
             };
-            let score = self.search_move(alpha, beta, new_depth, r, 1, true, i == pv_idx);
-            self.pos.unmake(m, &undo);
+            let score =
+                self.search_move(alpha, beta, new_depth, r, Child { ply: 1, pv_node: true, first: i == pv_idx });
+            self.unmake_move(m, &undo);
             if self.aborted() {
                 return best;
             }

@@ -2,7 +2,26 @@
 //! plies from the root, are stored in the transposition table relative to the
 //! node, and are reported to the protocol as moves.
 
-use super::Score;
+use std::fmt;
+
+/// A score from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in this many moves (negative: getting mated).
+    Mate(i32),
+}
+
+impl fmt::Display for Score {
+    /// As UCI writes it: `cp 35`, `mate -3`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
 
 /// The deepest ply the search reaches (and the size of per-ply tables).
 pub const MAX_PLY: usize = 128;

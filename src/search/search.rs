@@ -18,7 +18,6 @@
 //! below zero makes no null move and keeps its checks from exchange
 //! pruning.
 
-use super::eval::evaluate_cached;
 use super::history::bonus;
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mated_in, score_from_tt, score_to_tt};
@@ -29,23 +28,26 @@ use crate::core::Move;
 use crate::core::checks::CheckSquares;
 use arrayvec::ArrayVec;
 
+/// Where the move just made sits: the child's ply, whether its node is a
+/// PV node, and whether it is the node's first move.
+#[derive(Clone, Copy)]
+pub(super) struct Child {
+    /// The child's ply.
+    pub(super) ply: usize,
+    /// Whether the parent is a PV node.
+    pub(super) pv_node: bool,
+    /// Whether this is the parent's first move (searched with the full window).
+    pub(super) first: bool,
+}
+
 impl Searcher<'_> {
     /// Searches the move just made as the `first` (full window) or a later
     /// move of its node, at `new_depth` less `reduction`: a later move gets a
     /// null window, a full-depth re-search if the reduced one beats alpha,
     /// and in PV nodes a full-window re-search if it lands inside the window.
     /// The root and the inner move loop share this routine.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn search_move(
-        &mut self,
-        alpha: i32,
-        beta: i32,
-        new_depth: i32,
-        reduction: i32,
-        child_ply: usize,
-        pv_node: bool,
-        first: bool,
-    ) -> i32 {
+    pub(super) fn search_move(&mut self, alpha: i32, beta: i32, new_depth: i32, reduction: i32, child: Child) -> i32 {
+        let Child { ply: child_ply, pv_node, first } = child;
         if first {
             return -self.search(-beta, -alpha, new_depth, child_ply, pv_node);
         }
@@ -75,7 +77,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate_cached(&self.pos, &mut self.evals);
+            return self.static_eval();
         }
         alpha = alpha.max(mated_in(ply));
         beta = beta.min(-mated_in(ply + 1));
@@ -96,7 +98,7 @@ impl Searcher<'_> {
                 return s;
             }
         }
-        let eval = if in_check { -INF } else { evaluate_cached(&self.pos, &mut self.evals) };
+        let eval = if in_check { -INF } else { self.static_eval() };
         self.stack[ply].eval = eval;
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
@@ -193,7 +195,7 @@ impl Searcher<'_> {
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
             self.stack[ply].mv = m;
             self.prefetch_child(m);
-            let undo = self.pos.make(m);
+            let undo = self.make_move(m);
             tried += 1;
             let gives_check = self.pos.in_check();
             let new_depth = depth - 1 + gives_check as i32;
@@ -212,8 +214,8 @@ impl Searcher<'_> {
                 }
                 r = r.clamp(0, (new_depth - 1).max(0));
             }
-            let score = self.search_move(alpha, beta, new_depth, r, ply + 1, pv_node, tried == 1);
-            self.pos.unmake(m, &undo);
+            let score = self.search_move(alpha, beta, new_depth, r, Child { ply: ply + 1, pv_node, first: tried == 1 });
+            self.unmake_move(m, &undo);
             if self.aborted() {
                 self.buf.truncate(start);
                 return 0;

@@ -9,8 +9,8 @@
 //! checks are ignored, as in Stockfish's SEE; a king may capture only onto a
 //! square the other side no longer attacks.
 
-use super::eval::piece_value;
 use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position};
+use crate::eval::piece_value;
 
 /// The exchange value of a kind (the king's is beyond any material).
 #[inline]

@@ -9,7 +9,7 @@
 //! `greedy` and `random` baselines (README, "Playing levels"); `UCI_Elo` maps
 //! onto the levels through those measurements ([`level_for_elo`]).
 
-use super::Score;
+use super::score::Score;
 use crate::core::Move;
 use rand::RngExt;
 

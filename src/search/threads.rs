@@ -21,12 +21,15 @@
 //! movetime 100` took seconds. The pool below hands each thread its own job
 //! and never steals.
 
+use super::limits::{Limits, Settings};
 use super::movepick::capture_score;
+use super::params::SearchParams;
+use super::report::{Info, Report};
 use super::score::{INF, MATE_BOUND, MAX_PLY, to_score};
+use super::signals::Signals;
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use super::worker::{NodeCounter, RootMove, Searcher, Shared};
-use super::{Info, Limits, Report, SearchParams, Settings, Signals};
 use crate::core::{Move, Position};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -267,49 +270,35 @@ struct Proposal {
     seldepth: usize,
 }
 
-/// Searches `pos` with `settings.threads` threads of a pool started for
-/// this search alone (the engine keeps its pool: [`run_on`]); the main
-/// searcher runs on the calling thread. When the system refuses the threads,
-/// the first root move is played.
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    pos: &Position,
-    root: Vec<Move>,
-    limits: &Limits,
-    settings: &Settings,
-    params: SearchParams,
-    tt: &TranspositionTable,
-    signals: &Signals,
-    nodes_out: &AtomicU64,
-    report: &mut dyn FnMut(Report),
-) -> (Option<Move>, Option<Move>) {
-    match ThreadPool::new(settings.threads) {
-        Ok(pool) => run_on(&pool, pos, root, limits, settings, params, tt, signals, nodes_out, report),
-        Err(e) => {
-            report(Report::Message(format!("error: {e}")));
-            (root.first().copied(), None)
-        }
-    }
+/// One search as the engine hands it to the threads: the position, the
+/// `go` limits and settings, the technique switches, and what the search
+/// shares with the engine (table, signals, the node total it leaves behind).
+#[derive(Clone, Copy)]
+pub struct SearchJob<'a> {
+    /// The position to search.
+    pub pos: &'a Position,
+    /// The `go` limits (`searchmoves` chooses the root moves).
+    pub limits: &'a Limits,
+    /// Threads, MultiPV, move overhead.
+    pub settings: &'a Settings,
+    /// Technique switches and tunable numbers.
+    pub params: SearchParams,
+    /// The shared transposition table.
+    pub tt: &'a TranspositionTable,
+    /// The protocol's flags (`stop`, pondering).
+    pub signals: &'a Signals,
+    /// Receives the node total of all threads when the search ends.
+    pub nodes_out: &'a AtomicU64,
 }
 
-/// Searches `pos` with `settings.threads` searchers (at most the pool's)
-/// and returns the move to play and the expected reply (`None`, `None`
-/// without legal moves). The main searcher runs on the calling thread and
-/// reports through `report`; helpers run on `pool` threads 1.., the watchdog
-/// on its own; `nodes_out` receives the node total.
-#[allow(clippy::too_many_arguments)]
-pub fn run_on(
-    pool: &ThreadPool,
-    pos: &Position,
-    root: Vec<Move>,
-    limits: &Limits,
-    settings: &Settings,
-    params: SearchParams,
-    tt: &TranspositionTable,
-    signals: &Signals,
-    nodes_out: &AtomicU64,
-    report: &mut dyn FnMut(Report),
-) -> (Option<Move>, Option<Move>) {
+/// Searches the job's position with `settings.threads` searchers (at most
+/// the pool's) and returns the move to play and the expected reply (`None`,
+/// `None` without legal moves). The main searcher runs on the calling thread
+/// and reports through `report`; helpers run on `pool` threads 1.., the
+/// watchdog on its own; `nodes_out` receives the node total.
+pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report)) -> (Option<Move>, Option<Move>) {
+    let SearchJob { pos, limits, settings, params, tt, signals, nodes_out } = job;
+    let root = limits.root_moves(pos);
     if root.is_empty() {
         return (None, None);
     }
@@ -343,6 +332,7 @@ pub fn run_on(
     };
     // Helpers hand their proposals in here.
     let helper_proposals: Mutex<Vec<Proposal>> = Mutex::new(Vec::new());
+    let team = Team { threads, max_depth, shared: &shared, pos, root_moves: &root_moves, proposals: &helper_proposals };
     let main_proposal = pool.scope(|scope| {
         /// Raises the abort flag when the main searcher is done, also if it unwinds.
         struct AbortOnDrop<'a>(&'a AtomicBool);
@@ -352,12 +342,12 @@ pub fn run_on(
             }
         }
         let _abort = AbortOnDrop(&shared.abort);
-        let (shared, helper_proposals, root_moves) = (&shared, &helper_proposals, root_moves.as_slice());
+        let (team, shared) = (&team, &shared);
         scope.spawn_on(pool.threads(), move || watch(shared));
         if threads > 1 {
-            scope.spawn_on(1, move || helper(scope, 1, threads, max_depth, shared, pos, root_moves, helper_proposals));
+            scope.spawn_on(1, move || helper(scope, team, 1));
         }
-        let mut main = Searcher::new(0, shared, pos.clone(), root_moves.to_vec());
+        let mut main = Searcher::new(0, shared, pos.clone(), root_moves.clone());
         main.iterate(max_depth, Some(&mut *report));
         // Stopped inside an iteration: the last word on nodes and the line in force.
         if shared.abort.load(Ordering::Relaxed) && main.completed_depth > 0 {
@@ -390,29 +380,31 @@ pub fn run_on(
     (Some(best.best), ponder)
 }
 
+/// What the helpers of one search share: how many searchers, how deep, the
+/// shared state, the root, and where they hand in their proposals.
+struct Team<'a> {
+    threads: usize,
+    max_depth: i32,
+    shared: &'a Shared<'a>,
+    pos: &'a Position,
+    root_moves: &'a [RootMove],
+    proposals: &'a Mutex<Vec<Proposal>>,
+}
+
 /// Helper `id`: builds its searcher, wakes helper `id + 1` (so that at most
 /// one helper at a time is being built), searches until the abort flag, and
 /// hands in its proposal. A helper woken after the end does nothing.
-#[allow(clippy::too_many_arguments)]
-fn helper<'scope>(
-    scope: &'scope Scope<'scope, '_>,
-    id: usize,
-    threads: usize,
-    max_depth: i32,
-    shared: &'scope Shared<'scope>,
-    pos: &'scope Position,
-    root_moves: &'scope [RootMove],
-    proposals: &'scope Mutex<Vec<Proposal>>,
-) {
+fn helper<'scope>(scope: &'scope Scope<'scope, '_>, team: &'scope Team<'scope>, id: usize) {
+    let shared = team.shared;
     if shared.abort.load(Ordering::Relaxed) {
         return;
     }
-    let mut s = Searcher::new(id, shared, pos.clone(), root_moves.to_vec());
-    if id + 1 < threads && !shared.abort.load(Ordering::Relaxed) {
-        scope.spawn_on(id + 1, move || helper(scope, id + 1, threads, max_depth, shared, pos, root_moves, proposals));
+    let mut s = Searcher::new(id, shared, team.pos.clone(), team.root_moves.to_vec());
+    if id + 1 < team.threads && !shared.abort.load(Ordering::Relaxed) {
+        scope.spawn_on(id + 1, move || helper(scope, team, id + 1));
     }
-    s.iterate(max_depth, None);
-    if let Ok(mut all) = proposals.lock() {
+    s.iterate(team.max_depth, None);
+    if let Ok(mut all) = team.proposals.lock() {
         all.push(proposal(&s));
     }
 }

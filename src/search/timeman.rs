@@ -11,7 +11,7 @@
 //! every figure. `movetime` is a hard limit only: the search uses all of it,
 //! as Stockfish does.
 
-use super::Limits;
+use super::limits::Limits;
 use super::params::Tunables;
 use crate::core::Color;
 use std::time::{Duration, Instant};

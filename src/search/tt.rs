@@ -13,6 +13,7 @@
 //! memory is exactly `Hash` MiB: `hash_mb * 2^20 / 64` clusters, nothing else.
 
 use crate::core::Move;
+use crate::core::prefetch::prefetch;
 use std::alloc::{Layout, alloc, dealloc};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -158,21 +159,6 @@ impl Drop for Words {
         // SAFETY: `ptr` came from `alloc` with this very layout and is freed once.
         unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) }
     }
-}
-
-/// Starts loading the cache line holding `item` into the cache: a hint that
-/// changes nothing else (a no-op off x86-64).
-#[inline(always)]
-pub fn prefetch<T>(item: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that never faults and never changes
-    // memory; the pointer is that of a live value anyway.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(item as *const T as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
 }
 
 /// The shared, lock-free transposition table (see the module docs for the contract).

@@ -4,15 +4,17 @@
 //! The node search lives in `search.rs`, quiescence in `qsearch.rs`, the
 //! iterative deepening loop in `root.rs`; all are methods of [`Searcher`].
 
-use super::eval::EvalCache;
 use super::history::History;
+use super::limits::Limits;
 use super::movepick::MoveBuffer;
 use super::params::SearchParams;
+use super::report::Bound;
 use super::score::{INF, MAX_PLY};
+use super::signals::Signals;
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
-use super::{Bound, Limits, Signals};
-use crate::core::{Move, PieceKind, Position};
+use crate::core::{Move, PieceKind, Position, Undo};
+use crate::eval::{Evaluator, Linear};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A node counter on its own cache line (one per thread, summed for reports).
@@ -105,8 +107,8 @@ pub struct Searcher<'a> {
     pub(super) pos: Position,
     pub(super) hist: History,
     pub(super) buf: MoveBuffer,
-    /// Evaluations by position key and pawn terms by pawn key.
-    pub(super) evals: EvalCache,
+    /// The evaluation (with its per-thread memory).
+    pub(super) eval: Linear,
     pub(super) nodes: u64,
     pub(super) seldepth: usize,
     pub(super) pv: Vec<[Move; MAX_PLY + 1]>,
@@ -132,7 +134,7 @@ impl<'a> Searcher<'a> {
             pos,
             hist: History::new(),
             buf: MoveBuffer::new(),
-            evals: EvalCache::new(),
+            eval: Linear::default(),
             nodes: 0,
             seldepth: 0,
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
@@ -196,7 +198,27 @@ impl<'a> Searcher<'a> {
     pub(super) fn prefetch_child(&self, m: Move) {
         let child = self.pos.key_after(m);
         self.shared.tt.prefetch(child);
-        self.evals.prefetch(child);
+        self.eval.prefetch(child);
+    }
+
+    /// Plays `m` on the search's position, the evaluation following it.
+    #[inline(always)]
+    pub(super) fn make_move(&mut self, m: Move) -> Undo {
+        self.eval.make(&self.pos, m);
+        self.pos.make(m)
+    }
+
+    /// Takes back `m`, played by [`Searcher::make_move`].
+    #[inline(always)]
+    pub(super) fn unmake_move(&mut self, m: Move, undo: &Undo) {
+        self.pos.unmake(m, undo);
+        self.eval.unmake();
+    }
+
+    /// The static evaluation of the search's position.
+    #[inline(always)]
+    pub(super) fn static_eval(&mut self) -> i32 {
+        self.eval.evaluate(&self.pos)
     }
 
     /// How many pieces other than pawns and the king the side to move has.

@@ -14,6 +14,7 @@
 //! by the dispatch in `uci/mod.rs` before anything here runs, so vampirc-uci's
 //! lenient prefixes (it reads `isreadyfoo` as `isready`) never apply.
 
+use super::echo::shown;
 use super::options::OptionError;
 use crate::core::variant::VariantError;
 use crate::core::{FenError, Move, MoveError, Position};
@@ -304,20 +305,6 @@ pub fn move_list(moves: &[Move]) -> String {
     moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
 }
 
-/// Longest token echoed back in an error message.
-const SHOWN_CHARS: usize = 48;
-
-/// A token as echoed in an error: control characters replaced, cut after
-/// [`SHOWN_CHARS`] characters (a 1 MB token is not sent back whole).
-pub fn shown(token: &str) -> String {
-    let mut out: String =
-        token.chars().take(SHOWN_CHARS).map(|c| if c.is_control() { char::REPLACEMENT_CHARACTER } else { c }).collect();
-    if token.chars().nth(SHOWN_CHARS).is_some() {
-        out.push('…');
-    }
-    out
-}
-
 /// A move error with its echoed text shortened by [`shown`].
 fn shorten(e: MoveError) -> MoveError {
     match e {
@@ -405,12 +392,5 @@ mod tests {
         assert!(standard("debug", "debug on|off", "debug maybe").is_err());
         assert!(matches!(standard("setoption", "", "setoption name Hash value 8"), Ok(UciMessage::SetOption { .. })));
         assert!(standard("setoption", "", "setoption Hash 8").is_err());
-    }
-
-    #[test]
-    fn shown_cuts_long_tokens_and_control_characters() {
-        assert_eq!(shown("abc"), "abc");
-        assert_eq!(shown(&"x".repeat(1_000_000)).chars().count(), SHOWN_CHARS + 1);
-        assert_eq!(shown("a\u{1}b"), "a\u{fffd}b");
     }
 }

@@ -9,53 +9,24 @@
 //! as `quit`. Protocol output goes to stdout only ([`fmt::Output`]); logging
 //! (`RUST_LOG`) goes to stderr.
 
+pub mod call;
 pub mod command;
+pub mod echo;
 pub mod fmt;
 pub mod options;
 pub mod session;
 
+use call::{Call, Flow, Handled};
 use command::CommandError;
 use fmt::Output;
-use session::{Handled, Session};
+use session::Session;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, ErrorKind, Read};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::Duration;
-use vampirc_uci::UciMessage;
 
 /// Longest input line accepted, line end included (4 MiB): longer lines are dropped with an error.
 pub const MAX_LINE_BYTES: usize = 4 << 20;
-
-/// Whether the loop goes on after a command.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Flow {
-    /// Read the next line.
-    Continue,
-    /// Leave the loop (`quit`).
-    Quit,
-}
-
-/// One command as the dispatch hands it to its handler.
-pub struct Call<'a> {
-    /// The command's entry in [`COMMANDS`].
-    pub spec: &'static CommandSpec,
-    /// The whole line, trimmed.
-    pub line: &'a str,
-    /// The line after the command name, trimmed.
-    pub args: &'a str,
-}
-
-impl Call<'_> {
-    /// Parses the line as the standard message this command is, with vampirc-uci.
-    pub fn standard(&self) -> Result<UciMessage, CommandError> {
-        command::standard(self.spec.name, self.spec.usage, self.line)
-    }
-
-    /// The error for a line that does not fit the command's usage.
-    pub fn usage_error(&self) -> CommandError {
-        CommandError::Usage { command: self.spec.name, usage: self.spec.usage }
-    }
-}
 
 /// A command: its name, how it is written, what it does, and its handler.
 pub struct CommandSpec {
@@ -170,9 +141,9 @@ pub fn dispatch(session: &mut Session, line: &str) -> Flow {
         Some(spec) => {
             // The trimmed line starts with its first token.
             let args = line[name.len()..].trim();
-            (spec.run)(session, &Call { spec, line, args })
+            (spec.run)(session, &Call { name: spec.name, usage: spec.usage, line, args })
         }
-        None => Err(CommandError::Unknown(command::shown(name))),
+        None => Err(CommandError::Unknown(echo::shown(name))),
     };
     match result {
         Ok(flow) => flow,

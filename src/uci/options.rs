@@ -6,7 +6,7 @@
 //! value that does not fit its option is refused with an [`OptionError`] and
 //! leaves the option as it was.
 
-use super::command::shown;
+use super::echo::shown;
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
 use crate::search::{EngineError, SearchParams, Settings, Strategy, skill};

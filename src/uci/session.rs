@@ -2,10 +2,10 @@
 //! the handler of every command. The loop and the command table are in
 //! `uci/mod.rs`; input parsing in `command.rs`; output text in `fmt.rs`.
 
+use super::call::{Call, Flow, Handled};
 use super::command::{self, CommandError, GoCommand, Start};
 use super::fmt::{self, Output};
 use super::options::{Effect, OptionId, Options};
-use super::{Call, Flow};
 use crate::bench;
 use crate::core::{Move, Position};
 use crate::search::{Engine, Limits};
@@ -15,7 +15,6 @@ use std::thread::JoinHandle;
 use vampirc_uci::UciMessage;
 
 /// What every handler returns: go on, or leave the loop; errors are printed by the dispatch.
-pub type Handled = Result<Flow, CommandError>;
 
 /// A `go perft` running on its own thread so that `stop` can end it.
 struct PerftJob {
@@ -290,7 +289,7 @@ impl Session {
 
     /// `eval`: the static evaluation (material only until the search's evaluation lands).
     pub fn eval(&mut self, _call: &Call) -> Handled {
-        self.out.send(crate::search::eval::trace(&self.pos).trim_end());
+        self.out.send(crate::eval::trace(&self.pos).trim_end());
         Ok(Flow::Continue)
     }
 

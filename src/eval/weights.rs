@@ -9,11 +9,11 @@
 //! nearest outer layer (0..=3), and one by the rank as the owner sees it
 //! (0..=7); a piece's placement is the sum of the three.
 
-use super::psq::Pair;
-use super::square::Square;
-use super::variant::VariantKind;
+use super::pair::Pair;
+use crate::core::square::Square;
+use crate::core::variant::VariantKind;
 
-/// Kinds, in [`PieceKind`](super::PieceKind) index order.
+/// Kinds, in [`PieceKind`](crate::core::PieceKind) index order.
 const K: usize = 7;
 
 /// Where each group of weights starts in [`Weights::w`].

@@ -19,10 +19,10 @@
 //! settings) and are ignored by readers, as are blank lines.
 
 use crate::arena::openings::play_random_plies;
+use crate::arena::shard::Shard;
 use crate::core::{Color, GameState, Position, Variant};
 use crate::search::movepick::is_quiet;
 use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
-use crate::shard::Shard;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

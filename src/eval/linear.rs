@@ -8,26 +8,20 @@
 //! into a [`Sink`] that either multiplies by the weights ([`evaluate`]),
 //! groups the terms per colour ([`trace`]) or records the feature counts
 //! for the tuner ([`features`]). Material and placement come from the sums
-//! the position keeps in make/unmake (see [`crate::core::psq`]); the pawn
+//! the position keeps in make/unmake (see [`super::psq`]); the pawn
 //! terms depend on the pawns alone and are kept in a per-thread
 //! [`EvalCache`] by the search, beside whole evaluations by position key;
 //! mobility, king-zone attacks and open lines are read off the line
 //! occupancy the position keeps (one byte per line of the board).
 
+use super::cache::{EvalCache, EvalEntry, PawnEntry};
+use super::pair::{PHASE, Pair};
+use super::psq::mirror;
+use super::weights::{Weights, at, placement_indices, weights};
 use crate::core::geometry::{Geometry, LineRef, axis_of, line_attacks, runs_up};
-use crate::core::psq::{PHASE, mirror};
-use crate::core::weights::{Weights, at, placement_indices, weights};
 use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
 use std::fmt::Write;
 use std::sync::OnceLock;
-
-pub use crate::core::psq::Pair;
-
-/// The material value of a kind in a variant (middle game), for move ordering and pruning.
-#[inline]
-pub fn piece_value(kind: VariantKind, piece: PieceKind) -> i32 {
-    weights(kind).material(piece.index()).0
-}
 
 /// The game phase of a position and its maximum (the start position's):
 /// the evaluation weighs middle game by `phase / max` and end game by the rest.
@@ -391,14 +385,13 @@ pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache) -> i32 {
     let variant = pos.variant();
     let t = tables(variant.kind, variant.layers);
     let key = pos.key();
-    let slot = key as usize & (EVAL_CACHE_SIZE - 1);
-    let e = cache.evals[slot];
+    let e = *cache.eval_slot(key);
     if e.key == key && e.tables == t.id {
         return e.score;
     }
     let w = weights(variant.kind);
     let pawn_key = pos.pawn_key();
-    let p = &mut cache.pawns[pawn_key as usize & (PAWN_CACHE_SIZE - 1)];
+    let p = cache.pawn_slot(pawn_key);
     let pawns = if p.key == pawn_key && p.tables == t.id {
         p.balance
     } else {
@@ -407,7 +400,7 @@ pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache) -> i32 {
         balance
     };
     let score = finish(pos, t, w, pawns);
-    cache.evals[slot] = EvalEntry { key, tables: t.id, score };
+    *cache.eval_slot(key) = EvalEntry { key, tables: t.id, score };
     score
 }
 
@@ -448,64 +441,6 @@ pub fn features(pos: &Position) -> Features {
         counts: counts.0.iter().enumerate().filter(|(_, n)| **n != 0).map(|(i, &n)| (i as u16, n)).collect(),
         phase: phase(pos),
         white_to_move: pos.side_to_move() == Color::White,
-    }
-}
-
-/// Pawn slots of an [`EvalCache`] (a power of two).
-const PAWN_CACHE_SIZE: usize = 1 << 13;
-
-/// Evaluation slots of an [`EvalCache`] (a power of two).
-const EVAL_CACHE_SIZE: usize = 1 << 14;
-
-#[derive(Clone, Copy, Default)]
-struct PawnEntry {
-    /// The pawn key ([`Position::pawn_key`]).
-    key: u64,
-    /// The variant tables' id (0: empty).
-    tables: u8,
-    /// The pawn terms, White's less Black's.
-    balance: Pair,
-}
-
-#[derive(Clone, Copy, Default)]
-struct EvalEntry {
-    /// The position key ([`Position::key`]).
-    key: u64,
-    /// The variant tables' id (0: empty).
-    tables: u8,
-    /// The evaluation from the side to move's view.
-    score: i32,
-}
-
-/// One search thread's memory of evaluations: whole evaluations by position
-/// key (the search meets the same position again through transpositions,
-/// re-searches and iterations), and pawn terms by pawn key and variant (they
-/// depend on the pawns alone, which change in few moves). Both are plain
-/// caches: a lookup gives exactly what evaluating again would.
-pub struct EvalCache {
-    pawns: Box<[PawnEntry]>,
-    evals: Box<[EvalEntry]>,
-}
-
-impl Default for EvalCache {
-    fn default() -> EvalCache {
-        EvalCache::new()
-    }
-}
-
-impl EvalCache {
-    /// An empty cache (about 450 KB).
-    pub fn new() -> EvalCache {
-        EvalCache {
-            pawns: vec![PawnEntry::default(); PAWN_CACHE_SIZE].into_boxed_slice(),
-            evals: vec![EvalEntry::default(); EVAL_CACHE_SIZE].into_boxed_slice(),
-        }
-    }
-
-    /// Starts loading the evaluation slot of position key `key` into the cache.
-    #[inline]
-    pub fn prefetch(&self, key: u64) {
-        super::tt::prefetch(&self.evals[key as usize & (EVAL_CACHE_SIZE - 1)]);
     }
 }
 
@@ -591,7 +526,7 @@ mod tests {
     fn reference_terms(pos: &Position) -> Terms {
         let variant = pos.variant();
         let t = tables(variant.kind, variant.layers);
-        let pst_table = crate::core::psq::PsqTable::get(variant.kind, variant.layers);
+        let pst_table = crate::eval::psq::PsqTable::get(variant.kind, variant.layers);
         let w = weights(variant.kind);
         let occ = pos.occupied();
         let r = pos.rules();

@@ -1,6 +1,6 @@
 //! Texel tuning of every evaluation weight from self-play data (`cubist
 //! tune`). The evaluation is linear in its [`Weights`] (see
-//! [`eval::features`](crate::search::eval::features)), so each position is
+//! [`eval::features`](crate::eval::features)), so each position is
 //! turned once into coefficients per parameter (a weight's middle game or
 //! end game half, or the tempo); the evaluation under parameters `p` is then
 //! `Σ coefficient × p`. It is mapped to an expected score by a logistic
@@ -15,11 +15,11 @@
 //! material so that each table averages zero over the board, which keeps
 //! the material values comparable between fits.
 
-use crate::core::psq::Pair;
-use crate::core::weights::{GROUPS, Weights, at};
 use crate::core::{Color, PieceKind, VariantKind};
-use crate::datagen::Sample;
-use crate::search::eval::features;
+use crate::eval::features;
+use crate::eval::pair::Pair;
+use crate::eval::weights::{GROUPS, Weights, at};
+use crate::learn::datagen::Sample;
 use rayon::prelude::*;
 
 /// Parameters fitted: the middle game and end game half of every weight, then the tempo.
@@ -260,7 +260,7 @@ pub fn fit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::weights::weights;
+    use crate::eval::weights::weights;
 
     /// Entries with random coefficients on a few parameters whose targets are exactly what `truth` predicts.
     fn synthetic(truth: &Params, used: &[usize], k: f64) -> Vec<Entry> {
@@ -347,7 +347,7 @@ mod tests {
     #[test]
     fn prepared_entries_evaluate_as_the_engine_does() {
         use crate::core::{Position, Variant};
-        use crate::search::eval::evaluate;
+        use crate::eval::evaluate;
         let mut pos = Position::start(Variant::haberkorn());
         for mv in ["e2-IVe4-IV", "e7-Ve5-V"] {
             pos.play(mv).unwrap();
