@@ -2,8 +2,26 @@
 //! `perft`, `bench`, `match` and `merge`, and the spelling fastchess and cutechess-cli
 //! users type (`-engine`, `-each`, `-pgnout file=…`) turned into Cubist's.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
-use cubist::core::Variant;
+use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
+use cubist::learn::datagen::Games;
+use std::ops::RangeInclusive;
+
+/// A game name (`hdc`, `haberkorn`) read by [`VariantKind`]'s `FromStr`, both listed in `--help`.
+fn game_parser() -> impl TypedValueParser<Value = VariantKind> {
+    PossibleValuesParser::new(VariantKind::NAMES).try_map(|s| s.parse::<VariantKind>())
+}
+
+/// A game name or `both`, read by [`Games`]'s `FromStr`.
+fn games_parser() -> impl TypedValueParser<Value = Games> {
+    PossibleValuesParser::new(Games::NAMES).try_map(|s| s.parse::<Games>())
+}
+
+/// [`HABERKORN_LAYERS`] as clap's integer range.
+fn layer_range() -> RangeInclusive<i64> {
+    i64::from(*HABERKORN_LAYERS.start())..=i64::from(*HABERKORN_LAYERS.end())
+}
 
 /// Cubist: a chess engine for 3D chess (hdc and haberkorn) speaking UCI.
 #[derive(Parser)]
@@ -42,8 +60,8 @@ pub struct TuneCli {
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<std::path::PathBuf>,
     /// The game whose positions are fitted.
-    #[arg(long, value_parser = ["hdc", "haberkorn"])]
-    pub game: String,
+    #[arg(long, value_parser = game_parser())]
+    pub game: VariantKind,
     /// Full-batch optimiser steps.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub epochs: u32,
@@ -84,8 +102,8 @@ pub struct DatagenCli {
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
     /// hdc, haberkorn (3 to 8 layers, random constellation) or both (alternating).
-    #[arg(long, default_value = "both", value_parser = ["hdc", "haberkorn", "both"])]
-    pub game: String,
+    #[arg(long, default_value = "both", value_parser = games_parser())]
+    pub game: Games,
     /// Random moves from the start position before self-play begins.
     #[arg(long, default_value_t = 8)]
     pub random_plies: u32,
@@ -118,16 +136,16 @@ pub struct BenchCli {
 #[derive(Args, Clone)]
 pub struct VariantArgs {
     /// The game: hdc or haberkorn.
-    #[arg(long, default_value = "hdc", value_parser = ["hdc", "haberkorn"])]
-    pub variant: String,
+    #[arg(long, default_value = "hdc", value_parser = game_parser())]
+    pub variant: VariantKind,
     /// Haberkorn: layers of the board (3 to 8; default 8).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=8))]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(layer_range()))]
     pub layers: Option<u8>,
     /// Haberkorn: White's setup layer (1 = I; default 4).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=*layer_range().end()))]
     pub white_layer: Option<u8>,
     /// Haberkorn: Black's setup layer (1 = I; default 5).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=*layer_range().end()))]
     pub black_layer: Option<u8>,
     /// Haberkorn: switch en passant on.
     #[arg(long)]
@@ -148,14 +166,14 @@ impl VariantArgs {
             || self.black_layer.is_some()
             || self.en_passant
             || self.castling;
-        match self.variant.as_str() {
-            "hdc" if haberkorn_only => {
+        match self.variant {
+            VariantKind::Hdc if haberkorn_only => {
                 Err("--layers, --white-layer, --black-layer, --en-passant and --castling are haberkorn options: add \
                  --variant haberkorn"
                     .into())
             }
-            "hdc" => Ok(Variant::hdc()),
-            _ => {
+            VariantKind::Hdc => Ok(Variant::hdc()),
+            VariantKind::Haberkorn => {
                 let layers = self.layers.unwrap_or(8);
                 let (white, black) = if constellations {
                     if self.white_layer.is_some() || self.black_layer.is_some() {
@@ -363,7 +381,7 @@ mod tests {
     #[test]
     fn haberkorn_options_need_the_haberkorn_variant() {
         let mut v = VariantArgs {
-            variant: "hdc".into(),
+            variant: VariantKind::Hdc,
             layers: Some(3),
             white_layer: None,
             black_layer: None,
@@ -371,7 +389,7 @@ mod tests {
             castling: false,
         };
         assert!(v.variant(false).unwrap_err().contains("--variant haberkorn"));
-        v.variant = "haberkorn".into();
+        v.variant = VariantKind::Haberkorn;
         v.layers = Some(4);
         assert!(v.variant(false).is_err(), "the default setup layer V lies beyond 4 layers");
         assert_eq!(v.variant(true).map(|v| v.layers), Ok(4));

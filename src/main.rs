@@ -134,7 +134,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
     let played = pos.variant();
     note(&format!(
         "{} perft({}) in {:.3} s, {:.0} nodes/second",
-        if played.kind == VariantKind::Hdc { "hdc".to_string() } else { played.to_string() },
+        if played.kind == VariantKind::Hdc { played.kind.to_string() } else { played.to_string() },
         args.depth,
         secs,
         total as f64 / secs.max(1e-9)
@@ -143,7 +143,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 }
 
 fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
-    use cubist::learn::datagen::{DatagenConfig, Games};
+    use cubist::learn::datagen::DatagenConfig;
     let shard = match &args.shard {
         None => Shard::whole(),
         Some(spec) => spec.parse::<Shard>().map_err(|e| e.to_string())?,
@@ -151,7 +151,7 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     let cfg = DatagenConfig {
         games: args.games,
         nodes: args.nodes,
-        game: Games::parse(&args.game)?,
+        game: args.game,
         random_plies: args.random_plies,
         seed: args.seed,
         threads: args.threads as usize,
@@ -192,7 +192,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
         Some(groups) => tune::select(groups)?,
         None => vec![true; tune::PARAMS],
     };
-    let kind = if args.game == "hdc" { VariantKind::Hdc } else { VariantKind::Haberkorn };
+    let kind = args.game;
     let mut samples = Vec::new();
     for path in &args.data {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -340,9 +340,10 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
         "*" => GameResult::Unfinished,
         other => return Err(RecordError::BadTag(n, "Result", other.to_string())),
     };
-    let variant = match tag("Variant")?.as_str() {
-        "hdc" => Variant::hdc(),
-        "haberkorn" => {
+    let game = tag("Variant")?;
+    let variant = match game.parse::<VariantKind>() {
+        Ok(VariantKind::Hdc) => Variant::hdc(),
+        Ok(VariantKind::Haberkorn) => {
             let layer = |name: &'static str| -> Result<u8, RecordError> {
                 let v = tag(name)?;
                 ROMAN.iter().position(|r| *r == v).map(|p| p as u8 + 1).ok_or(RecordError::BadTag(n, name, v))
@@ -365,7 +366,7 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
             )
             .map_err(|e| RecordError::BadTag(n, "Layers", e.to_string()))?
         }
-        other => return Err(RecordError::BadTag(n, "Variant", other.to_string())),
+        Err(_) => return Err(RecordError::BadTag(n, "Variant", game)),
     };
     let termination = tag("Termination")?;
     let termination = termination.parse().map_err(|_| RecordError::BadTag(n, "Termination", termination.clone()))?;

@@ -5,7 +5,7 @@ use super::bitboard::Bitboard;
 use super::piece::{Color, Piece, PieceKind};
 use super::position::{EnPassant, Position};
 use super::square::{ROMAN, Square, SquareError};
-use super::variant::{CASTLE_LETTERS, Variant, VariantKind, castle_bit};
+use super::variant::{CASTLE_LETTERS, HABERKORN_LAYERS, Variant, VariantKind, castle_bit};
 use thiserror::Error;
 
 /// Why a 3D-FEN was refused.
@@ -125,7 +125,7 @@ impl Position {
         let layers: Vec<&str> = fields[0].split('|').collect();
         let variant = match variant.kind {
             VariantKind::Hdc if layers.len() == 8 => variant,
-            VariantKind::Haberkorn if (3..=8).contains(&layers.len()) => {
+            VariantKind::Haberkorn if u8::try_from(layers.len()).is_ok_and(|n| HABERKORN_LAYERS.contains(&n)) => {
                 variant.with_layers(layers.len() as u8).map_err(|_| FenError::FieldCount(fields.len()))?
             }
             kind => {

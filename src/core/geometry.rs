@@ -483,7 +483,7 @@ mod tests {
 
     #[test]
     fn lines_cover_every_ray_and_know_the_long_rays() {
-        for layers in 3..=8 {
+        for layers in crate::core::HABERKORN_LAYERS {
             let g = Geometry::get(layers);
             if layers == 8 {
                 assert_eq!(g.line_count(), MAX_LINES);

@@ -23,4 +23,4 @@ pub use notation::MoveError;
 pub use piece::{Color, Piece, PieceKind};
 pub use position::{GameState, Position, Undo};
 pub use square::Square;
-pub use variant::{Variant, VariantKind};
+pub use variant::{HABERKORN_LAYERS, Variant, VariantKind};

@@ -108,10 +108,10 @@ impl MateCase {
         if fields.len() != 5 {
             return Err(TacticsError::Fields(fields.len()));
         }
-        let variant = match fields[0] {
-            "hdc" => Variant::hdc(),
-            "haberkorn" => Variant::haberkorn(),
-            v => return Err(TacticsError::Variant(v.to_string())),
+        let variant = match fields[0].parse::<VariantKind>() {
+            Ok(VariantKind::Hdc) => Variant::hdc(),
+            Ok(VariantKind::Haberkorn) => Variant::haberkorn(),
+            Err(_) => return Err(TacticsError::Variant(fields[0].to_string())),
         };
         let moves = fields[1].parse().map_err(|_| TacticsError::Number("mate length", fields[1].to_string()))?;
         let proof_nodes = fields[2].parse().map_err(|_| TacticsError::Number("proof count", fields[2].to_string()))?;
@@ -125,10 +125,7 @@ impl MateCase {
 
     /// The line of the tactics file for this case.
     pub fn line(&self) -> String {
-        let variant = match self.position.variant().kind {
-            VariantKind::Hdc => "hdc",
-            VariantKind::Haberkorn => "haberkorn",
-        };
+        let variant = self.position.variant().kind;
         let keys: Vec<String> = self.keys.iter().map(|m| m.to_string()).collect();
         format!("{variant} ; {} ; {} ; {} ; {}", self.moves, self.proof_nodes, keys.join(" "), self.position.fen())
     }

@@ -7,6 +7,8 @@ use super::geometry::{DIRS, Geometry, NUM_DIRS, axis_of, dir_order, opposite, ru
 use super::piece::{Color, PieceKind};
 use super::square::{NUM_SQUARES, ROMAN, Square};
 use std::fmt;
+use std::ops::RangeInclusive;
+use std::str::FromStr;
 use std::sync::OnceLock;
 use thiserror::Error;
 
@@ -19,13 +21,41 @@ pub enum VariantKind {
     Haberkorn,
 }
 
+/// The layer counts a haberkorn board may have (hdc always has 8).
+pub const HABERKORN_LAYERS: RangeInclusive<u8> = 3..=8;
+
+/// How many board sizes the per-variant tables are built for: hdc, then
+/// haberkorn on each of [`HABERKORN_LAYERS`] (see [`Variant::table_index`]).
+pub const TABLE_COUNT: usize = 1 + (*HABERKORN_LAYERS.end() - *HABERKORN_LAYERS.start()) as usize + 1;
+
 impl VariantKind {
+    /// Both games.
+    pub const ALL: [VariantKind; 2] = [VariantKind::Hdc, VariantKind::Haberkorn];
+    /// The protocol names of [`VariantKind::ALL`], in that order.
+    pub const NAMES: [&'static str; 2] = ["hdc", "haberkorn"];
+
     /// The protocol name: `hdc` or `haberkorn`.
     pub const fn name(self) -> &'static str {
         match self {
             VariantKind::Hdc => "hdc",
             VariantKind::Haberkorn => "haberkorn",
         }
+    }
+}
+
+impl fmt::Display for VariantKind {
+    /// The protocol name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for VariantKind {
+    type Err = VariantError;
+
+    /// Reads a protocol name (`hdc` or `haberkorn`), exactly.
+    fn from_str(s: &str) -> Result<VariantKind, VariantError> {
+        VariantKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| VariantError::UnknownName(s.to_string()))
     }
 }
 
@@ -92,7 +122,7 @@ impl Variant {
         en_passant: bool,
         castling: bool,
     ) -> Result<Variant, VariantError> {
-        if !(3..=8).contains(&layers) {
+        if !HABERKORN_LAYERS.contains(&layers) {
             return Err(VariantError::Layers(layers));
         }
         for l in [white_layer, black_layer] {
@@ -114,13 +144,13 @@ impl Variant {
     /// `haberkorn+ep+castling` (the perft-vector names), haberkorn on `layers` layers.
     pub fn from_spec(spec: &str, layers: u8) -> Result<Variant, VariantError> {
         let mut parts = spec.trim().split('+');
-        let base = parts.next().unwrap_or("");
+        let base = parts.next().unwrap_or("").parse::<VariantKind>();
         match base {
-            "hdc" if spec.trim() == "hdc" => Ok(Variant::hdc()),
-            "haberkorn" => {
+            Ok(VariantKind::Hdc) if spec.trim() == "hdc" => Ok(Variant::hdc()),
+            Ok(VariantKind::Haberkorn) => {
                 let mut v = Variant::haberkorn();
                 v.layers = layers;
-                if !(3..=8).contains(&layers) {
+                if !HABERKORN_LAYERS.contains(&layers) {
                     return Err(VariantError::Layers(layers));
                 }
                 v.white_layer = v.white_layer.min(layers - 1);
@@ -143,7 +173,7 @@ impl Variant {
         match self.kind {
             VariantKind::Hdc if layers == 8 => Ok(self),
             VariantKind::Hdc => Err(VariantError::Layers(layers)),
-            VariantKind::Haberkorn if (3..=8).contains(&layers) => Ok(Variant {
+            VariantKind::Haberkorn if HABERKORN_LAYERS.contains(&layers) => Ok(Variant {
                 layers,
                 white_layer: self.white_layer.min(layers - 1),
                 black_layer: self.black_layer.min(layers - 1),
@@ -153,16 +183,26 @@ impl Variant {
         }
     }
 
-    /// The move tables of this variant, built once.
-    pub fn rules(&self) -> &'static Rules {
-        static TABLES: [OnceLock<Rules>; 7] = [const { OnceLock::new() }; 7];
-        match self.kind {
-            VariantKind::Hdc => TABLES[0].get_or_init(|| Rules::build(VariantKind::Hdc, 8)),
+    /// Which of the [`TABLE_COUNT`] per-variant tables serves a game on a
+    /// board of `layers` layers: 0 for hdc, then haberkorn by layer count.
+    pub fn table_index(kind: VariantKind, layers: u8) -> usize {
+        match kind {
+            VariantKind::Hdc => 0,
             VariantKind::Haberkorn => {
-                let l = self.layers.clamp(3, 8);
-                TABLES[l as usize - 2].get_or_init(|| Rules::build(VariantKind::Haberkorn, l))
+                let (first, last) = (*HABERKORN_LAYERS.start(), *HABERKORN_LAYERS.end());
+                1 + (layers.clamp(first, last) - first) as usize
             }
         }
+    }
+
+    /// The move tables of this variant, built once.
+    pub fn rules(&self) -> &'static Rules {
+        static TABLES: [OnceLock<Rules>; TABLE_COUNT] = [const { OnceLock::new() }; TABLE_COUNT];
+        let layers = match self.kind {
+            VariantKind::Hdc => 8,
+            VariantKind::Haberkorn => self.layers.clamp(*HABERKORN_LAYERS.start(), *HABERKORN_LAYERS.end()),
+        };
+        TABLES[Variant::table_index(self.kind, layers)].get_or_init(|| Rules::build(self.kind, layers))
     }
 
     /// The 3D-FEN of the start position.

@@ -19,7 +19,8 @@ use super::pair::{PHASE, Pair};
 use super::psq::mirror;
 use super::weights::{Weights, at, placement_indices, weights};
 use crate::core::geometry::{Geometry, LineRef, axis_of, line_attacks, runs_up};
-use crate::core::{Bitboard, Color, PieceKind, Position, Square, VariantKind};
+use crate::core::variant::TABLE_COUNT;
+use crate::core::{Bitboard, Color, PieceKind, Position, Square, Variant, VariantKind};
 use std::fmt::Write;
 use std::sync::OnceLock;
 
@@ -36,7 +37,7 @@ const MAX_ZONE_ATTACKERS: i32 = 6;
 
 /// Per-variant tables: passed-pawn spans, neighbouring pawn columns, the full phase.
 struct Tables {
-    /// Which of the variant tables this is (1..=7; 0 marks an empty [`EvalCache`] slot).
+    /// Which of the variant tables this is ([`Variant::table_index`] + 1; 0 marks an empty [`EvalCache`] slot).
     id: u8,
     /// `passed[color][sq]`: enemy pawns there stop a pawn on `sq` from being passed.
     passed: [Vec<Bitboard>; 2],
@@ -47,11 +48,8 @@ struct Tables {
 }
 
 fn tables(kind: VariantKind, layers: u8) -> &'static Tables {
-    static TABLES: [OnceLock<Tables>; 7] = [const { OnceLock::new() }; 7];
-    let i = match kind {
-        VariantKind::Hdc => 0,
-        VariantKind::Haberkorn => layers.clamp(3, 8) as usize - 2,
-    };
+    static TABLES: [OnceLock<Tables>; TABLE_COUNT] = [const { OnceLock::new() }; TABLE_COUNT];
+    let i = Variant::table_index(kind, layers);
     TABLES[i].get_or_init(|| Tables::build(kind, layers, i as u8 + 1))
 }
 

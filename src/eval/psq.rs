@@ -10,7 +10,7 @@ use super::pair::Pair;
 use super::weights::{Weights, placement_indices, weights};
 use crate::core::piece::{Color, PieceKind};
 use crate::core::square::{NUM_SQUARES, Square};
-use crate::core::variant::VariantKind;
+use crate::core::variant::{TABLE_COUNT, Variant, VariantKind};
 use std::sync::OnceLock;
 
 /// The piece-square tables of one variant and board size.
@@ -24,12 +24,8 @@ pub struct PsqTable {
 impl PsqTable {
     /// The table of a variant kind on `layers` layers, built on first use.
     pub fn get(kind: VariantKind, layers: u8) -> &'static PsqTable {
-        static TABLES: [OnceLock<PsqTable>; 7] = [const { OnceLock::new() }; 7];
-        let i = match kind {
-            VariantKind::Hdc => 0,
-            VariantKind::Haberkorn => layers.clamp(3, 8) as usize - 2,
-        };
-        TABLES[i].get_or_init(|| PsqTable::build(kind, layers))
+        static TABLES: [OnceLock<PsqTable>; TABLE_COUNT] = [const { OnceLock::new() }; TABLE_COUNT];
+        TABLES[Variant::table_index(kind, layers)].get_or_init(|| PsqTable::build(kind, layers))
     }
 
     fn build(kind: VariantKind, layers: u8) -> PsqTable {

@@ -16,7 +16,7 @@ use super::game::{
 use super::{GuiConfig, GuiError};
 use crate::arena::record::{GameRecord, GameResult, parse_records};
 use crate::core::square::ROMAN;
-use crate::core::{Position, Variant, VariantKind};
+use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
@@ -399,11 +399,11 @@ async fn list_games(State(app): State<Arc<App>>) -> Json<Value> {
 
 async fn new_game(State(app): State<Arc<App>>, body: String) -> Reply {
     let req: NewGame = parse_body(&body)?;
-    let variant = match req.variant.as_str() {
-        "hdc" => Variant::hdc(),
-        "haberkorn" => {
+    let variant = match req.variant.parse::<VariantKind>() {
+        Ok(VariantKind::Hdc) => Variant::hdc(),
+        Ok(VariantKind::Haberkorn) => {
             let layers = req.layers.unwrap_or(8);
-            if !(3..=8).contains(&layers) {
+            if !HABERKORN_LAYERS.contains(&layers) {
                 return Err(GuiError::BadRequest(format!("haberkorn has 3 to 8 layers, not {layers}")));
             }
             let (w, b) = if req.random_constellation {
@@ -418,7 +418,7 @@ async fn new_game(State(app): State<Arc<App>>, body: String) -> Reply {
             Variant::haberkorn_with(layers, w, b, req.en_passant, req.castling)
                 .map_err(|e| GuiError::BadRequest(e.to_string()))?
         }
-        other => return Err(GuiError::BadRequest(format!("unknown variant '{other}' (hdc or haberkorn)"))),
+        Err(_) => return Err(GuiError::BadRequest(format!("unknown variant '{}' (hdc or haberkorn)", req.variant))),
     };
     let start = match req.fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
         Some(fen) => Position::from_fen(fen, variant)?,

@@ -20,7 +20,7 @@
 
 use crate::arena::openings::play_random_plies;
 use crate::arena::shard::Shard;
-use crate::core::{Color, GameState, Position, Variant};
+use crate::core::{Color, GameState, HABERKORN_LAYERS, Position, Variant, VariantKind};
 use crate::search::movepick::is_quiet;
 use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -29,6 +29,7 @@ use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use std::fmt;
 use std::io::Write;
+use std::str::FromStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
@@ -45,13 +46,20 @@ pub enum Games {
 }
 
 impl Games {
+    /// The names [`Games`] reads: each game's, and `both`.
+    pub const NAMES: [&'static str; 3] = [VariantKind::NAMES[0], VariantKind::NAMES[1], "both"];
+}
+
+impl FromStr for Games {
+    type Err = String;
+
     /// Reads `hdc`, `haberkorn` or `both`.
-    pub fn parse(s: &str) -> Result<Games, String> {
-        match s {
-            "hdc" => Ok(Games::Hdc),
-            "haberkorn" => Ok(Games::Haberkorn),
-            "both" => Ok(Games::Both),
-            _ => Err(format!("unknown game '{s}' (hdc, haberkorn or both)")),
+    fn from_str(s: &str) -> Result<Games, String> {
+        match s.parse::<VariantKind>() {
+            Ok(VariantKind::Hdc) => Ok(Games::Hdc),
+            Ok(VariantKind::Haberkorn) => Ok(Games::Haberkorn),
+            Err(_) if s == "both" => Ok(Games::Both),
+            Err(_) => Err(format!("unknown game '{s}' (hdc, haberkorn or both)")),
         }
     }
 }
@@ -125,7 +133,7 @@ pub struct Sample {
 impl fmt::Display for Sample {
     /// `GAME ; FEN ; SCORE ; RESULT`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let game = if self.position.is_hdc() { "hdc" } else { "haberkorn" };
+        let game = self.position.variant().kind;
         write!(f, "{game} ; {} ; {} ; {}", self.position.fen(), self.score, self.result)
     }
 }
@@ -147,13 +155,13 @@ pub fn parse_sample(text: &str) -> Result<Sample, String> {
         return Err(format!("expected 4 fields 'GAME ; FEN ; SCORE ; RESULT', found {}", fields.len()));
     };
     let layers = fen.split_whitespace().next().map_or(0, |board| board.split('|').count());
-    let variant = match game {
-        "hdc" => Variant::hdc(),
-        "haberkorn" => {
+    let variant = match game.parse::<VariantKind>() {
+        Ok(VariantKind::Hdc) => Variant::hdc(),
+        Ok(VariantKind::Haberkorn) => {
             let layers = u8::try_from(layers).map_err(|_| format!("{layers} layers"))?;
             Variant::haberkorn().with_layers(layers).map_err(|e| e.to_string())?
         }
-        _ => return Err(format!("unknown game '{game}' (hdc or haberkorn)")),
+        Err(_) => return Err(format!("unknown game '{game}' (hdc or haberkorn)")),
     };
     let position = Position::from_fen(fen, variant).map_err(|e| format!("bad FEN: {e}"))?;
     let score: i32 = score.parse().map_err(|_| format!("bad score '{score}'"))?;
@@ -194,7 +202,7 @@ pub fn opening(cfg: &DatagenConfig, index: u64) -> Position {
     let variant = if hdc {
         Variant::hdc()
     } else {
-        let layers = rng.random_range(3..=8u8);
+        let layers = rng.random_range(HABERKORN_LAYERS);
         let (white, black) = (rng.random_range(1..=layers), rng.random_range(1..=layers));
         Variant::haberkorn_with(layers, white, black, false, false).unwrap_or_else(|_| Variant::haberkorn())
     };
@@ -396,8 +404,9 @@ mod tests {
 
     #[test]
     fn games_parse() {
-        assert_eq!(Games::parse("both"), Ok(Games::Both));
-        assert!(Games::parse("chess").is_err());
+        assert_eq!("both".parse(), Ok(Games::Both));
+        assert_eq!("haberkorn".parse(), Ok(Games::Haberkorn));
+        assert!("chess".parse::<Games>().is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! hundredths (`lmr_base_hdc = 75` is 0.75) so that every tunable is an `i32`
 //! that a UCI spin option (feature `tune`) or an SPSA script can move.
 
+use crate::core::VariantKind;
 use thiserror::Error;
 
 /// One tunable as a tuner sees it.
@@ -123,7 +124,27 @@ tunables! {
     tm_iteration_pct = 55, 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
 }
 
+/// The tunables that come in a pair per game (`_hdc`, `_haberkorn`),
+/// resolved for one game when a searcher is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameTunables {
+    /// `lost_margin_*`: alpha this far below zero means a mating attack is on.
+    pub lost_margin: i32,
+    /// `lmr_base_*`: the constant part of LMR's reduction, in hundredths.
+    pub lmr_base: i32,
+}
+
 impl Tunables {
+    /// The per-game tunables of `kind`.
+    pub fn for_game(&self, kind: VariantKind) -> GameTunables {
+        match kind {
+            VariantKind::Hdc => GameTunables { lost_margin: self.lost_margin_hdc, lmr_base: self.lmr_base_hdc },
+            VariantKind::Haberkorn => {
+                GameTunables { lost_margin: self.lost_margin_haberkorn, lmr_base: self.lmr_base_haberkorn }
+            }
+        }
+    }
+
     /// Sets the tunable `name` to `value` after checking its range.
     pub fn set(&mut self, name: &str, value: i32) -> Result<(), ParamError> {
         let t = TUNABLES.iter().find(|t| t.name == name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;

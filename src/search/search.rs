@@ -105,8 +105,7 @@ impl Searcher<'_> {
         let t = self.shared.params.tunables;
         // A side this far behind faces a mating attack: a null-move cutoff
         // cannot see the mate, and its checks are all it has.
-        let lost_margin = if self.pos.is_hdc() { t.lost_margin_hdc } else { t.lost_margin_haberkorn };
-        let far_behind = alpha <= -lost_margin;
+        let far_behind = alpha <= -self.game.lost_margin;
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             if sw.reverse_futility
                 && depth <= t.rfp_max_depth

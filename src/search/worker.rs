@@ -7,7 +7,7 @@
 use super::history::History;
 use super::limits::Limits;
 use super::movepick::MoveBuffer;
-use super::params::SearchParams;
+use super::params::{GameTunables, SearchParams};
 use super::report::Bound;
 use super::score::{INF, MAX_PLY};
 use super::signals::Signals;
@@ -115,6 +115,8 @@ pub struct Searcher<'a> {
     pub(super) pv_len: [usize; MAX_PLY + 1],
     pub(super) stack: [Frame; MAX_PLY + 2],
     pub(super) lmr: Box<[[u8; 64]; 64]>,
+    /// The tunables of this position's game.
+    pub(super) game: GameTunables,
     /// Null-move pruning is off above this ply (inside a verification search).
     pub(super) nmp_min_ply: usize,
     /// The root moves, best first after each iteration.
@@ -127,7 +129,8 @@ impl<'a> Searcher<'a> {
     /// Thread `id` (0 = main) searching `pos` over `root_moves`.
     pub fn new(id: usize, shared: &'a Shared<'a>, pos: Position, root_moves: Vec<RootMove>) -> Searcher<'a> {
         let t = &shared.params.tunables;
-        let lmr = lmr_table(if pos.is_hdc() { t.lmr_base_hdc } else { t.lmr_base_haberkorn }, t.lmr_divisor);
+        let game = t.for_game(pos.variant().kind);
+        let lmr = lmr_table(game.lmr_base, t.lmr_divisor);
         Searcher {
             id,
             shared,
@@ -142,6 +145,7 @@ impl<'a> Searcher<'a> {
             stack: [Frame::default(); MAX_PLY + 2],
             nmp_min_ply: 0,
             lmr,
+            game,
             root_moves,
             completed_depth: 0,
         }

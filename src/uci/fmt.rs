@@ -229,7 +229,7 @@ pub fn diagram(pos: &Position) -> String {
 pub fn variant_text(v: &Variant) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
     match v.kind {
-        VariantKind::Hdc => "hdc".to_string(),
+        VariantKind::Hdc => VariantKind::Hdc.to_string(),
         VariantKind::Haberkorn => {
             format!("haberkorn ({} layers, en passant {}, castling {})", v.layers, on(v.en_passant), on(v.castling))
         }

@@ -150,7 +150,7 @@ pub const SPECS: [OptionSpec; 16] = [
     OptionSpec {
         id: OptionId::UciVariant,
         name: "UCI_Variant",
-        kind: OptionKind::Combo { default: "hdc", vars: &["hdc", "haberkorn"] },
+        kind: OptionKind::Combo { default: "hdc", vars: &VariantKind::NAMES },
         about: "the game: hdc (HyperDimension Chess) or haberkorn (3D space chess)",
     },
     OptionSpec {
@@ -450,10 +450,8 @@ impl Options {
 
     /// The game chosen by `UCI_Variant`.
     pub fn variant_kind(&self) -> VariantKind {
-        match self.word(OptionId::UciVariant) {
-            "haberkorn" => VariantKind::Haberkorn,
-            _ => VariantKind::Hdc,
-        }
+        // The combo accepts only the two names.
+        self.word(OptionId::UciVariant).parse().unwrap_or(VariantKind::Hdc)
     }
 
     /// The variant `position startpos` sets up; an error when a haberkorn
