@@ -8,7 +8,7 @@
 use clap::Parser;
 use cubist::core::tactics::MateCase;
 use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
-use cubist::uci::command::move_list;
+use cubist::uci::move_list;
 use std::sync::mpsc;
 
 /// Command line.

@@ -346,7 +346,7 @@ fn main() -> ExitCode {
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();
-            cubist::uci::run(std::io::stdin(), cubist::uci::fmt::Output::stdout());
+            cubist::uci::run(std::io::stdin(), cubist::uci::Output::stdout());
             Ok(())
         }
     };

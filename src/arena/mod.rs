@@ -15,11 +15,11 @@
 //! the games of the unsharded match; `cubist merge` ([`merge`]) adds them up.
 
 pub mod config;
-pub mod fingerprint;
+pub(crate) mod fingerprint;
 pub mod game;
 pub mod merge;
-pub mod openings;
-pub mod process;
+pub(crate) mod openings;
+pub(crate) mod process;
 pub mod record;
 pub mod shard;
 pub mod stats;

@@ -187,7 +187,7 @@ impl Position {
         .any()
     }
 
-    /// The side to move's [`CheckSquares`]: one walk along the enemy king's
+    /// The side to move's `CheckSquares`: one walk along the enemy king's
     /// lines, for the kinds of sliders the side to move has.
     pub fn check_squares(&self) -> CheckSquares {
         let r = self.rules;
@@ -238,7 +238,7 @@ impl Position {
         out
     }
 
-    /// [`Position::gives_check`] with the side to move's [`CheckSquares`]
+    /// `Position::gives_check` with the side to move's `CheckSquares`
     /// (from [`Position::check_squares`] on this position): a plain move is
     /// decided by two bit tests, any other by `gives_check`.
     #[inline(always)]

@@ -44,6 +44,7 @@ pub const fn opposite(d: usize) -> usize {
 
 /// The index of direction (dx, dy, dz), if it is one of the 26 (computed
 /// from the order of [`DIRS`]: x fastest, then y, then z, skipping (0, 0, 0)).
+#[cfg(test)]
 #[inline]
 pub fn dir_index(dx: i8, dy: i8, dz: i8) -> Option<usize> {
     if [dx, dy, dz].iter().any(|c| !(-1..=1).contains(c)) || (dx, dy, dz) == (0, 0, 0) {

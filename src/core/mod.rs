@@ -1,20 +1,20 @@
 //! The rules: squares, bitboards, geometry, variants, positions, legal moves,
 //! 3D-FEN and move text. No I/O, no threads.
 
-pub mod bitboard;
-pub mod checks;
+pub(crate) mod bitboard;
+pub(crate) mod checks;
 pub mod fen;
-pub mod geometry;
-pub mod movegen;
-pub mod moves;
+pub(crate) mod geometry;
+pub(crate) mod movegen;
+pub(crate) mod moves;
 pub mod notation;
-pub mod piece;
-pub mod position;
-pub mod prefetch;
-pub mod square;
+pub(crate) mod piece;
+pub(crate) mod position;
+pub(crate) mod prefetch;
+pub(crate) mod square;
 pub mod tactics;
 pub mod variant;
-pub mod zobrist;
+pub(crate) mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::FenError;

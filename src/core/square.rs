@@ -6,10 +6,6 @@ use thiserror::Error;
 /// The Roman layer numerals I..VIII, index 0..7.
 pub const ROMAN: [&str; 8] = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII"];
 
-/// Files on every layer.
-pub const FILES: u8 = 8;
-/// Ranks on every layer.
-pub const RANKS: u8 = 8;
 /// The most layers a board can have.
 pub const MAX_LAYERS: u8 = 8;
 /// The number of square indices (8 × 8 × 8).

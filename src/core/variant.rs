@@ -295,7 +295,7 @@ pub struct Rules {
     pub slides_along: [u8; NUM_DIRS],
     /// `slider_axes[kind]`: the line axes that kind slides along, both ways
     /// (every sliding kind of both games slides along a direction and its
-    /// opposite), one run in the order of [`crate::core::geometry::AXIS_DIRS`];
+    /// opposite), one run in the order of `crate::core::geometry::AXIS_DIRS`;
     /// empty for leapers.
     pub slider_axes: [std::ops::Range<usize>; PieceKind::COUNT],
     /// `axes_by_kinds[kinds]`: see [`Rules::axes_of`].

@@ -524,7 +524,6 @@ mod tests {
     fn reference_terms(pos: &Position) -> Terms {
         let variant = pos.variant();
         let t = tables(variant.kind, variant.layers);
-        let pst_table = crate::eval::psq::PsqTable::get(variant.kind, variant.layers);
         let w = weights(variant.kind);
         let occ = pos.occupied();
         let r = pos.rules();
@@ -557,9 +556,9 @@ mod tests {
                 let n = pieces.count() as i32;
                 terms.by[0][ci] += w.material(kind.index()) * n;
                 terms.phase += PHASE[kind.index()] * n;
-                let pst = &pst_table.pst[kind.index()];
                 for sq in pieces {
-                    terms.by[1][ci] += pst[mirror(sq)];
+                    let seen = Square::from_index_unchecked(mirror(sq));
+                    terms.by[1][ci] += crate::eval::psq::placement(w, kind.index(), seen, variant.layers);
                     if kind == PieceKind::Pawn {
                         let rel = if c == Color::White { sq.rank() } else { 7 - sq.rank() } as usize;
                         if (t.passed[ci][sq.index()] & pos.pieces(!c, PieceKind::Pawn)).is_empty() {

@@ -5,15 +5,15 @@
 //! mobility, king safety, pawn structure), one fitted weight set per game.
 //! A learned network is meant to be a second implementation of the trait.
 //!
-//! Inside, data flows one way: [`pair`] (the mg/eg unit) → [`weights`] (the
-//! fitted sets) → [`psq`] (the material and placement tables that
-//! [`Position`] keeps summed in make/unmake) → [`linear`] (the terms, with
-//! its per-thread [`cache`]) → this module's interface.
+//! Inside, data flows one way: `pair` (the mg/eg unit) → `weights` (the
+//! fitted sets) → `psq` (the material and placement tables that
+//! `Position` keeps summed in make/unmake) → `linear` (the terms, with
+//! its per-thread `cache`) → this module's interface.
 
-pub mod cache;
-pub mod linear;
-pub mod pair;
-pub mod psq;
+pub(crate) mod cache;
+pub(crate) mod linear;
+pub(crate) mod pair;
+pub(crate) mod psq;
 pub mod values;
 pub mod weights;
 

@@ -15,8 +15,6 @@ use std::sync::OnceLock;
 
 /// The piece-square tables of one variant and board size.
 pub struct PsqTable {
-    /// `pst[kind][sq]`: the placement pair for White; Black reads the rank-mirrored square.
-    pub pst: [Vec<Pair>; PieceKind::COUNT],
     /// `both[(color * 7 + kind) * 512 + sq]`: material plus placement of that piece there.
     both: Vec<Pair>,
 }
@@ -44,7 +42,7 @@ impl PsqTable {
                 }
             }
         }
-        PsqTable { pst, both }
+        PsqTable { both }
     }
 
     /// Material plus placement of a piece of `color` and `kind` on `sq`.

@@ -1,5 +1,5 @@
 //! Engines as UCI child processes, each driven by a worker thread: the GUI
-//! is a UCI client (through [`crate::arena::process::EngineProcess`]), never
+//! is a UCI client (through `crate::arena::process::EngineProcess`), never
 //! a shortcut into the search.
 //!
 //! A worker owns at most one process. It starts it on the first search,

@@ -34,6 +34,7 @@ impl History {
     }
 
     /// Forgets everything.
+    #[cfg(test)]
     pub fn clear(&mut self) {
         self.butterfly.fill(0);
         self.counter.fill(Move::NONE);

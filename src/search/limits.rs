@@ -58,7 +58,7 @@ pub enum Strategy {
     /// Test baseline: a uniformly random legal move.
     Random,
     /// Baseline: the same search with every selective technique off (full
-    /// width with quiescence, the table and move ordering; see [`Switches::FULL_WIDTH`]).
+    /// width with quiescence, the table and move ordering; see `Switches::FULL_WIDTH`).
     AlphaBeta,
 }
 
@@ -91,7 +91,7 @@ pub struct Settings {
     pub move_overhead_ms: u64,
     /// How moves are chosen.
     pub strategy: Strategy,
-    /// Playing level, 0 to [`skill::MAX_LEVEL`] (full strength, the default); see [`skill`].
+    /// Playing level, 0 to `skill::MAX_LEVEL` (full strength, the default); see `skill`.
     pub skill_level: u8,
 }
 

@@ -5,25 +5,25 @@
 //! The search never prints: it reports through a callback that the UCI layer
 //! formats (Stockfish's split between `Engine` and `UCIEngine`).
 
-pub mod engine;
-pub mod history;
-pub mod limits;
-pub mod movepick;
-pub mod params;
-pub mod qsearch;
-pub mod report;
-pub mod root;
-pub mod score;
+pub(crate) mod engine;
+pub(crate) mod history;
+pub(crate) mod limits;
+pub(crate) mod movepick;
+pub(crate) mod params;
+pub(crate) mod qsearch;
+pub(crate) mod report;
+pub(crate) mod root;
+pub(crate) mod score;
 #[allow(clippy::module_inception)]
-pub mod search;
-pub mod see;
-pub mod signals;
-pub mod skill;
-pub mod strategy;
-pub mod threads;
-pub mod timeman;
-pub mod tt;
-pub mod worker;
+pub(crate) mod search;
+pub(crate) mod see;
+pub(crate) mod signals;
+pub(crate) mod skill;
+pub(crate) mod strategy;
+pub(crate) mod threads;
+pub(crate) mod timeman;
+pub(crate) mod tt;
+pub(crate) mod worker;
 
 pub use engine::{Engine, EngineError};
 pub use limits::{Limits, Settings, Strategy};

@@ -124,13 +124,8 @@ impl MoveBuffer {
         }
     }
 
-    /// The first free index (where the next node's moves will start).
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.moves.len()
-    }
-
     /// Whether no moves are stored.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.moves.is_empty()
     }
@@ -152,6 +147,7 @@ impl MoveBuffer {
     }
 
     /// The move at `i`.
+    #[cfg(test)]
     #[inline]
     pub fn get(&self, i: usize) -> Move {
         self.moves[i]
@@ -161,11 +157,6 @@ impl MoveBuffer {
     #[inline]
     pub fn score_at(&self, i: usize) -> i32 {
         self.scores[i]
-    }
-
-    /// Whether `m` is among the moves in `start..end`.
-    pub fn contains(&self, start: usize, end: usize, m: Move) -> bool {
-        self.moves[start..end].contains(&m)
     }
 
     /// Gives every move in `range` its order score and, when `tt_move` is

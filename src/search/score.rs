@@ -39,6 +39,7 @@ pub fn mated_in(ply: usize) -> i32 {
 }
 
 /// The score of giving mate at `ply`.
+#[cfg(test)]
 #[inline]
 pub fn mate_in(ply: usize) -> i32 {
     MATE - ply as i32

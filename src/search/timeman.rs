@@ -28,11 +28,13 @@ pub struct TimeManager {
 
 impl TimeManager {
     /// The budget for `limits` with `side` to move, started now.
+    #[cfg(test)]
     pub fn new(limits: &Limits, side: Color, move_overhead: Duration) -> TimeManager {
         TimeManager::starting_at(limits, side, move_overhead, Instant::now())
     }
 
     /// The budget for `limits`, counted from `start`, with the default tunables.
+    #[cfg(test)]
     pub fn starting_at(limits: &Limits, side: Color, move_overhead: Duration, start: Instant) -> TimeManager {
         TimeManager::with_tunables(limits, side, move_overhead, start, &Tunables::default())
     }
@@ -78,11 +80,13 @@ impl TimeManager {
     }
 
     /// The soft limit, if any.
+    #[cfg(test)]
     pub fn soft(&self) -> Option<Duration> {
         self.soft
     }
 
     /// The hard limit, if any.
+    #[cfg(test)]
     pub fn hard(&self) -> Option<Duration> {
         self.hard
     }

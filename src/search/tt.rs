@@ -171,6 +171,7 @@ pub struct TranspositionTable {
 impl TranspositionTable {
     /// A cleared table of exactly `mb` MiB (at least one cluster); aborts
     /// like a `Vec` when the memory is not there.
+    #[cfg(test)]
     pub fn new(mb: usize) -> TranspositionTable {
         TranspositionTable::try_new(mb).unwrap_or_else(|why| panic!("a table of {mb} MiB: {why}"))
     }
@@ -185,6 +186,7 @@ impl TranspositionTable {
     }
 
     /// The table's size in bytes.
+    #[cfg(test)]
     pub fn bytes(&self) -> usize {
         self.words.len() * 8
     }

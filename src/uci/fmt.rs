@@ -62,7 +62,7 @@ impl Output {
     }
 
     /// Sends `info string error: <message>` on one line: every word longer
-    /// than [`MAX_ERROR_WORD_CHARS`] (echoed input) is cut with `…`, the
+    /// than `MAX_ERROR_WORD_CHARS` (echoed input) is cut with `…`, the
     /// explanation around it is kept whole.
     pub fn error(&self, message: &str) {
         self.send(&format!("info string error: {}", shorten_echoes(message)));

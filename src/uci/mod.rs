@@ -9,16 +9,18 @@
 //! as `quit`. Protocol output goes to stdout only ([`fmt::Output`]); logging
 //! (`RUST_LOG`) goes to stderr.
 
-pub mod call;
-pub mod command;
-pub mod echo;
-pub mod fmt;
-pub mod options;
-pub mod session;
+pub(crate) mod call;
+pub(crate) mod command;
+pub(crate) mod echo;
+pub(crate) mod fmt;
+pub(crate) mod options;
+pub(crate) mod session;
+
+pub use command::move_list;
+pub use fmt::Output;
 
 use call::{Call, Flow, Handled};
 use command::CommandError;
-use fmt::Output;
 use session::Session;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, ErrorKind, Read};
