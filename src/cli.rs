@@ -84,7 +84,7 @@ pub struct TuneCli {
     /// Threads for the gradient (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// Write the fitted weights as Rust source for the build to include (src/core/weights_GAME.rs).
+    /// Write the fitted weights as Rust source for the build to include (src/eval/weights_GAME.rs).
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
 }
