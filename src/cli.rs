@@ -5,6 +5,7 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
+use cubist::learn::data::Format;
 use cubist::learn::datagen::Games;
 use std::ops::RangeInclusive;
 
@@ -51,6 +52,25 @@ pub enum Command {
     Datagen(DatagenCli),
     /// Fit every evaluation weight of one game to `datagen` data (Texel's method, Adam).
     Tune(TuneCli),
+    /// Convert a data set between the text and the binary format (see protocol.md, "Data sets").
+    Convert(ConvertCli),
+}
+
+/// `cubist convert`: a data set in the other format.
+#[derive(Args)]
+pub struct ConvertCli {
+    /// The data set to read (either format).
+    pub input: std::path::PathBuf,
+    /// The data set to write (created or truncated).
+    pub output: std::path::PathBuf,
+    /// The format written (default: text for a `.txt` name, binary otherwise).
+    #[arg(long, value_parser = format_parser())]
+    pub format: Option<Format>,
+}
+
+/// `text` or `binary`.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(["text", "binary"]).map(|s| if s == "text" { Format::Text } else { Format::Binary })
 }
 
 /// `cubist tune`: fits every evaluation weight to self-play data.
@@ -95,6 +115,9 @@ pub struct DatagenCli {
     /// The data set to write (created or truncated).
     #[arg(long, short = 'o')]
     pub out: std::path::PathBuf,
+    /// The format written (default: text for a `.txt` name, binary otherwise).
+    #[arg(long, value_parser = format_parser())]
+    pub format: Option<Format>,
     /// Games to play (of the whole schedule when sharded).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,

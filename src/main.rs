@@ -143,6 +143,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 }
 
 fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
+    use cubist::learn::data::Format;
     use cubist::learn::datagen::DatagenConfig;
     let shard = match &args.shard {
         None => Shard::whole(),
@@ -158,6 +159,7 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
         hash_mb: args.hash as usize,
         max_plies: args.max_plies,
         shard,
+        format: args.format.unwrap_or_else(|| Format::of_path(&args.out)),
     };
     let file = std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
@@ -171,6 +173,34 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
         done.positions as f64 / secs.max(1e-9),
         args.out.display()
     ));
+    Ok(())
+}
+
+/// The samples of a data file of either format; skipped lines or records are noted on stderr.
+fn read_data(path: &std::path::Path) -> Result<Vec<cubist::learn::data::Sample>, String> {
+    let (read, errors) = cubist::learn::data::read_file(path)?;
+    for e in errors.iter().take(10) {
+        note(&format!("{}: {e} (skipped)", path.display()));
+    }
+    if errors.len() > 10 {
+        note(&format!("{}: {} more malformed lines or records skipped", path.display(), errors.len() - 10));
+    }
+    Ok(read)
+}
+
+fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
+    use cubist::learn::data::{Format, write_binary, write_text};
+    let samples = read_data(&args.input)?;
+    let format = args.format.unwrap_or_else(|| Format::of_path(&args.output));
+    let file = std::fs::File::create(&args.output).map_err(|e| format!("{}: {e}", args.output.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    match format {
+        Format::Text => write_text(&mut out, &samples),
+        Format::Binary => write_binary(&mut out, &samples),
+    }
+    .and_then(|_| std::io::Write::flush(&mut out))
+    .map_err(|e| format!("{}: {e}", args.output.display()))?;
+    note(&format!("{} positions written to {} ({format:?})", samples.len(), args.output.display()));
     Ok(())
 }
 
@@ -195,15 +225,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     let kind = args.game;
     let mut samples = Vec::new();
     for path in &args.data {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let (read, errors) = cubist::learn::datagen::read_samples(&text);
-        for e in errors.iter().take(10) {
-            note(&format!("{}: {e} (skipped)", path.display()));
-        }
-        if errors.len() > 10 {
-            note(&format!("{}: {} more malformed lines skipped", path.display(), errors.len() - 10));
-        }
-        samples.extend(read);
+        samples.extend(read_data(path)?);
     }
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string())?;
@@ -343,6 +365,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => run_bench(&args.args),
         Some(Command::Datagen(args)) => run_datagen(args),
         Some(Command::Tune(args)) => run_tune(args),
+        Some(Command::Convert(args)) => run_convert(args),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

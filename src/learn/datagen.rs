@@ -11,28 +11,25 @@
 //! count; only their order in the file depends on which game finishes
 //! first.
 //!
-//! The line format (documented in protocol.md, "Data sets"):
-//! `GAME ; FEN ; SCORE ; RESULT`, where GAME is `hdc` or `haberkorn` (the
-//! layer count is that of the FEN), SCORE the search's score in centipawns
-//! from White's point of view and RESULT the game's result for White: `1`,
-//! `0.5` or `0`. Lines starting with `#` are the header (the command, the
-//! settings) and are ignored by readers, as are blank lines.
+//! The output is either format of [`super::data`] (documented in
+//! protocol.md, "Data sets"): game records in the binary format (every ply's
+//! move and score, a few bytes a position), or `GAME ; FEN ; SCORE ; RESULT`
+//! lines for the samples alone.
 
+use super::data::{Format, GameData, MAGIC};
 use crate::arena::openings::play_random_plies;
 use crate::arena::shard::Shard;
-use crate::core::{Color, GameState, HABERKORN_LAYERS, Position, Variant, VariantKind};
+use crate::core::{Color, GameState, HABERKORN_LAYERS, Move, Position, Variant, VariantKind};
 use crate::search::movepick::is_quiet;
 use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
-use std::fmt;
 use std::io::Write;
 use std::str::FromStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use thiserror::Error;
 
 /// Which game (or both, alternating by game index) the self-play games are of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +82,8 @@ pub struct DatagenConfig {
     pub max_plies: u32,
     /// Play only this shard's games: index `i` belongs to shard `i mod N + 1`.
     pub shard: Shard,
+    /// The file format written.
+    pub format: Format,
 }
 
 impl Default for DatagenConfig {
@@ -99,6 +98,7 @@ impl Default for DatagenConfig {
             hash_mb: 16,
             max_plies: 400,
             shard: Shard::whole(),
+            format: Format::Binary,
         }
     }
 }
@@ -118,78 +118,6 @@ pub const DRAW_FROM_PLY: usize = 80;
 /// Positions whose search score exceeds this (centipawns) are not written:
 /// the game is decided and the evaluation has nothing left to learn there.
 pub const MAX_SAMPLE_SCORE: i32 = 2000;
-
-/// One data line: a position, the search's score and the game's result.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
-    /// The position (its variant tells the game and the layer count).
-    pub position: Position,
-    /// The search's score, centipawns from White's point of view.
-    pub score: i32,
-    /// The game's result for White: 1, 0.5 or 0.
-    pub result: f32,
-}
-
-impl fmt::Display for Sample {
-    /// `GAME ; FEN ; SCORE ; RESULT`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let game = self.position.variant().kind;
-        write!(f, "{game} ; {} ; {} ; {}", self.position.fen(), self.score, self.result)
-    }
-}
-
-/// A data line that cannot be read.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("line {line}: {reason}")]
-pub struct DataError {
-    /// Its line number (from 1).
-    pub line: usize,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
-/// Reads one data line (not a header or blank line).
-pub fn parse_sample(text: &str) -> Result<Sample, String> {
-    let fields: Vec<&str> = text.split(';').map(str::trim).collect();
-    let [game, fen, score, result] = fields[..] else {
-        return Err(format!("expected 4 fields 'GAME ; FEN ; SCORE ; RESULT', found {}", fields.len()));
-    };
-    let layers = fen.split_whitespace().next().map_or(0, |board| board.split('|').count());
-    let variant = match game.parse::<VariantKind>() {
-        Ok(VariantKind::Hdc) => Variant::hdc(),
-        Ok(VariantKind::Haberkorn) => {
-            let layers = u8::try_from(layers).map_err(|_| format!("{layers} layers"))?;
-            Variant::haberkorn().with_layers(layers).map_err(|e| e.to_string())?
-        }
-        Err(_) => return Err(format!("unknown game '{game}' (hdc or haberkorn)")),
-    };
-    let position = Position::from_fen(fen, variant).map_err(|e| format!("bad FEN: {e}"))?;
-    let score: i32 = score.parse().map_err(|_| format!("bad score '{score}'"))?;
-    let result = match result {
-        "1" => 1.0,
-        "0.5" => 0.5,
-        "0" => 0.0,
-        _ => return Err(format!("bad result '{result}' (1, 0.5 or 0)")),
-    };
-    Ok(Sample { position, score, result })
-}
-
-/// Reads a data set: the samples, and an error (with its line number) for
-/// each malformed line, which is skipped.
-pub fn read_samples(text: &str) -> (Vec<Sample>, Vec<DataError>) {
-    let (mut samples, mut errors) = (Vec::new(), Vec::new());
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match parse_sample(line) {
-            Ok(s) => samples.push(s),
-            Err(reason) => errors.push(DataError { line: i + 1, reason }),
-        }
-    }
-    (samples, errors)
-}
 
 /// The variant and opening position of game `index`: a pure function of the seed and the index.
 pub fn opening(cfg: &DatagenConfig, index: u64) -> Position {
@@ -237,12 +165,14 @@ fn white_cp(score: Score, side: Color) -> i32 {
     if side == Color::White { cp } else { -cp }
 }
 
-/// Plays game `index` and returns its quiet positions as data lines.
-pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> Vec<Sample> {
+/// Plays game `index`: every ply's move, with the score of the position
+/// before it where that position is a sample (quiet, see the module docs).
+pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameData {
     engine.clear();
-    let mut pos = opening(cfg, index);
+    let start = opening(cfg, index);
+    let mut pos = start.clone();
     let mut plies = 0;
-    let mut recorded: Vec<(Position, i32)> = Vec::new();
+    let mut recorded: Vec<(Move, Option<i16>)> = Vec::new();
     let mut history: Vec<i32> = Vec::new();
     let result = loop {
         match pos.game_state() {
@@ -257,14 +187,15 @@ pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> Vec<Sa
         let Some(best) = best else { break 0.5 };
         // A node budget too small to finish depth 1 (hdc's 200-odd root moves) gives no score: play on.
         let Some(score) = score else {
+            recorded.push((best, None));
             pos.make(best);
             plies += 1;
             continue;
         };
         let cp = white_cp(score, pos.side_to_move());
-        if matches!(score, Score::Cp(_)) && !pos.in_check() && is_quiet(&pos, best) && cp.abs() <= MAX_SAMPLE_SCORE {
-            recorded.push((pos.clone(), cp));
-        }
+        let sample =
+            matches!(score, Score::Cp(_)) && !pos.in_check() && is_quiet(&pos, best) && cp.abs() <= MAX_SAMPLE_SCORE;
+        recorded.push((best, sample.then_some(cp as i16)));
         history.push(cp);
         let tail = |n: usize| &history[history.len().saturating_sub(n)..];
         if history.len() >= WIN_PLIES {
@@ -281,7 +212,7 @@ pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> Vec<Sa
         pos.make(best);
         plies += 1;
     };
-    recorded.into_iter().map(|(position, score)| Sample { position, score, result }).collect()
+    GameData { index, start, plies: recorded, result }
 }
 
 /// What a finished run produced.
@@ -300,21 +231,23 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
     if cfg.nodes == 0 || cfg.threads == 0 || cfg.hash_mb == 0 {
         return Err("--nodes, --threads and --hash must be at least 1".into());
     }
-    writeln!(
-        out,
-        "# cubist {} datagen: games={} nodes={} game={:?} random_plies={} seed={} max_plies={} shard={}",
-        env!("CARGO_PKG_VERSION"),
-        cfg.games,
-        cfg.nodes,
-        cfg.game,
-        cfg.random_plies,
-        cfg.seed,
-        cfg.max_plies,
-        cfg.shard
-    )
-    .and_then(|_| writeln!(out, "# GAME ; FEN ; SCORE (centipawns, White's view) ; RESULT (White's: 1, 0.5, 0)"))
-    .and_then(|_| out.flush())
-    .map_err(|e| format!("writing the data set: {e}"))?;
+    let header = match cfg.format {
+        Format::Binary => out.write_all(&MAGIC),
+        Format::Text => writeln!(
+            out,
+            "# cubist {} datagen: games={} nodes={} game={:?} random_plies={} seed={} max_plies={} shard={}",
+            env!("CARGO_PKG_VERSION"),
+            cfg.games,
+            cfg.nodes,
+            cfg.game,
+            cfg.random_plies,
+            cfg.seed,
+            cfg.max_plies,
+            cfg.shard
+        )
+        .and_then(|_| writeln!(out, "# GAME ; FEN ; SCORE (centipawns, White's view) ; RESULT (White's: 1, 0.5, 0)")),
+    };
+    header.and_then(|_| out.flush()).map_err(|e| format!("writing the data set: {e}"))?;
     let indices: Vec<u64> = (0..cfg.games).filter(|&i| cfg.shard.contains(i)).collect();
     let bar = if progress { ProgressBar::new(indices.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(
@@ -330,15 +263,23 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
         indices.par_iter().try_for_each_init(
             || Engine::new(settings.clone()),
             |engine, &index| -> Result<(), String> {
-                let samples = play_game(engine, cfg, index);
-                let text: String = samples.iter().map(|s| format!("{s}\n")).collect();
+                let game = play_game(engine, cfg, index);
+                let count = game.plies.iter().filter(|p| p.1.is_some()).count();
+                let bytes = match cfg.format {
+                    Format::Binary => {
+                        let mut buf = Vec::new();
+                        game.encode(&mut buf);
+                        buf
+                    }
+                    Format::Text => game.samples().iter().map(|s| format!("{s}\n")).collect::<String>().into_bytes(),
+                };
                 {
                     let mut out = out.lock().map_err(|_| "the output lock was poisoned".to_string())?;
-                    out.write_all(text.as_bytes())
+                    out.write_all(&bytes)
                         .and_then(|_| out.flush())
                         .map_err(|e| format!("writing the data set: {e}"))?;
                 }
-                let n = positions.fetch_add(samples.len() as u64, Ordering::Relaxed) + samples.len() as u64;
+                let n = positions.fetch_add(count as u64, Ordering::Relaxed) + count as u64;
                 let rate = n as f64 / started.elapsed().as_secs_f64().max(1e-3);
                 bar.set_message(format!("{n} positions, {rate:.0} positions/s"));
                 bar.inc(1);
@@ -353,7 +294,7 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::VariantKind;
+    use crate::learn::data::{decode_game, parse_sample, read_games};
 
     fn tiny(game: Games) -> DatagenConfig {
         DatagenConfig { games: 2, nodes: 300, game, random_plies: 4, max_plies: 60, ..DatagenConfig::default() }
@@ -366,40 +307,44 @@ mod tests {
         let a = play_game(&mut engine, &cfg, 1);
         let b = play_game(&mut engine, &cfg, 1);
         assert_eq!(a, b);
-        assert!(!a.is_empty());
+        let samples = a.samples();
+        assert!(!samples.is_empty());
         assert_ne!(opening(&cfg, 1).fen(), opening(&cfg, 2).fen());
-        assert!(a.iter().all(|s| s.score.abs() <= MAX_SAMPLE_SCORE && [0.0, 0.5, 1.0].contains(&s.result)));
+        assert!(samples.iter().all(|s| s.score.abs() <= MAX_SAMPLE_SCORE && [0.0, 0.5, 1.0].contains(&s.result)));
+        assert!(samples.iter().all(|s| !s.position.in_check()));
+    }
+
+    /// What a record keeps of a game (a position read from its FEN has no move history).
+    fn view(g: &GameData) -> String {
+        format!("{} {} {:?} {:?} {}", g.index, g.start.fen(), g.start.variant(), g.plies, g.result)
     }
 
     #[test]
-    fn samples_round_trip_through_their_line() {
+    fn games_round_trip_through_both_formats() {
         let cfg = tiny(Games::Both);
         let mut engine = Engine::new(Settings { hash_mb: 2, ..Settings::default() });
+        let mut file = MAGIC.to_vec();
+        let mut games = Vec::new();
         for index in 0..2 {
-            for s in play_game(&mut engine, &cfg, index) {
+            let game = play_game(&mut engine, &cfg, index);
+            let mut record = Vec::new();
+            game.encode(&mut record);
+            assert_eq!(view(&decode_game(&record[4..]).unwrap()), view(&game));
+            file.extend_from_slice(&record);
+            for s in game.samples() {
                 let back = parse_sample(&s.to_string()).unwrap();
                 assert_eq!(back.position.fen(), s.position.fen());
                 assert_eq!(back.position.variant().layers, s.position.variant().layers);
                 assert_eq!((back.score, back.result), (s.score, s.result));
             }
+            games.push(game);
         }
-    }
-
-    #[test]
-    fn malformed_lines_are_reported_with_their_number_and_skipped() {
-        let good = Sample { position: Position::start(Variant::hdc()), score: 35, result: 0.5 }.to_string();
-        let text = format!(
-            "# header\n{good}\nhdc ; nonsense ; 1 ; 1\n\nchess ; x ; 1 ; 1\n{good}\nhdc ; {} ; 1\n",
-            Position::start(Variant::hdc()).fen()
-        );
-        let (samples, errors) = read_samples(&text);
-        assert_eq!(samples.len(), 2);
-        let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
-        assert_eq!(lines, [3, 5, 7]);
-        assert!(errors[0].to_string().starts_with("line 3: bad FEN"), "{}", errors[0]);
-        assert!(errors[2].reason.contains("expected 4 fields"));
-        let bad_result = good.replace("; 0.5", "; 2");
-        assert!(parse_sample(&bad_result).unwrap_err().contains("bad result"));
+        let read = read_games(&file).unwrap();
+        assert_eq!(read.games.iter().map(view).collect::<Vec<_>>(), games.iter().map(view).collect::<Vec<_>>());
+        assert!(read.errors.is_empty() && read.torn_at.is_none());
+        // A few bytes a position, where a text line takes hundreds.
+        let positions: usize = games.iter().map(|g| g.plies.len()).sum();
+        assert!(file.len() < 1000 * games.len() + 6 * positions, "{} bytes", file.len());
     }
 
     #[test]
@@ -407,13 +352,5 @@ mod tests {
         assert_eq!("both".parse(), Ok(Games::Both));
         assert_eq!("haberkorn".parse(), Ok(Games::Haberkorn));
         assert!("chess".parse::<Games>().is_err());
-    }
-
-    #[test]
-    fn the_haberkorn_layer_count_comes_from_the_fen() {
-        let v = Variant::haberkorn_with(3, 1, 3, false, false).unwrap();
-        assert_eq!(v.kind, VariantKind::Haberkorn);
-        let s = Sample { position: Position::start(v), score: -12, result: 0.0 };
-        assert_eq!(parse_sample(&s.to_string()).unwrap().position.variant().layers, 3);
     }
 }

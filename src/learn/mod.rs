@@ -1,6 +1,7 @@
-//! Learning the evaluation from Cubist's own games: self-play data
-//! generation ([`datagen`]) and the fit of the linear evaluation's weights
-//! to that data ([`tune`]).
+//! Learning the evaluation from Cubist's own games: the data files
+//! ([`data`]), self-play data generation ([`datagen`]) and the fit of the
+//! linear evaluation's weights to that data ([`tune`]).
 
+pub mod data;
 pub mod datagen;
 pub mod tune;

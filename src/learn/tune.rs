@@ -19,7 +19,7 @@ use crate::core::{Color, PieceKind, VariantKind};
 use crate::eval::features;
 use crate::eval::pair::Pair;
 use crate::eval::weights::{GROUPS, Weights, at};
-use crate::learn::datagen::Sample;
+use crate::learn::data::Sample;
 use rayon::prelude::*;
 
 /// Parameters fitted: the middle game and end game half of every weight, then the tempo.
