@@ -14,8 +14,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use vampirc_uci::UciMessage;
 
-/// What every handler returns: go on, or leave the loop; errors are printed by the dispatch.
-
 /// A `go perft` running on its own thread so that `stop` can end it.
 struct PerftJob {
     stop: Arc<AtomicBool>,
