@@ -33,7 +33,7 @@ use game::{Adjudication, Played, play_game};
 use indicatif::{ProgressBar, ProgressStyle};
 use openings::{OpeningBook, OpeningError};
 use process::{EngineProcess, ProcessError};
-use record::GameRecord;
+use record::{GameRecord, today};
 use stats::{Sprt, SprtDecision, Tally};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -199,22 +199,6 @@ fn unique_names(engines: &mut [EngineSpec]) {
             k += 1;
         }
     }
-}
-
-/// Today's date as `YYYY.MM.DD` (UTC), for the `Date` tag.
-fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
 }
 
 /// A finished game as a worker hands it to the collector.
@@ -676,13 +660,5 @@ mod tests {
         assert_eq!(s.len(), 2 * u64::from(u32::MAX / 3));
         assert_eq!(s.job(0).map(|j| j.round), Some(2));
         assert_eq!(s.job(s.len() - 1).map(|j| j.round), Some(u32::MAX - 1));
-    }
-
-    #[test]
-    fn date_tag_shape() {
-        let d = today();
-        assert_eq!(d.len(), 10);
-        assert!(d.starts_with("20"));
-        assert_eq!(&d[4..5], ".");
     }
 }

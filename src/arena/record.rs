@@ -202,9 +202,11 @@ pub enum RecordError {
 }
 
 impl GameRecord {
-    /// Writes the record as PGN-style text, ending with a blank line.
-    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
-        let mut tags: Vec<(&str, String)> = vec![
+    /// The tags in the order they are written, values unescaped: the seven
+    /// PGN ones, the variant and its haberkorn options, `SetUp`, `FEN`,
+    /// `TimeControl`, `Termination` and `PlyCount`.
+    pub fn tags(&self) -> Vec<(&'static str, String)> {
+        let mut tags: Vec<(&'static str, String)> = vec![
             ("Event", self.event.clone()),
             ("Site", self.site.clone()),
             ("Date", self.date.clone()),
@@ -227,7 +229,12 @@ impl GameRecord {
         tags.push(("TimeControl", self.time_control.clone()));
         tags.push(("Termination", self.termination.as_str().to_string()));
         tags.push(("PlyCount", self.moves.len().to_string()));
-        for (name, value) in tags {
+        tags
+    }
+
+    /// Writes the record as PGN-style text, ending with a blank line.
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        for (name, value) in self.tags() {
             writeln!(out, "[{name} \"{}\"]", escape(&value))?;
         }
         writeln!(out)?;
@@ -267,6 +274,27 @@ impl GameRecord {
         writeln!(out)?;
         out.flush()
     }
+}
+
+/// Today's date as `YYYY.MM.DD` (UTC, from the system clock), for the `Date` tag.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    civil_date((secs / 86_400) as i64)
+}
+
+/// The proleptic Gregorian date `YYYY.MM.DD` of a day counted from 1970-01-01
+/// (day 0; negative before it), by Howard Hinnant's days-to-civil algorithm.
+pub fn civil_date(days_since_epoch: i64) -> String {
+    let z = days_since_epoch + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -493,6 +521,32 @@ mod tests {
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("[Result \"*\"]") && text.contains("[Termination \"unterminated\"]"));
         assert!(text.contains("e7-IVe5-IV *"));
+        assert_eq!(parse_records(&text).unwrap(), vec![rec]);
+    }
+
+    #[test]
+    fn civil_dates_of_known_days() {
+        assert_eq!(civil_date(0), "1970.01.01");
+        assert_eq!(civil_date(-1), "1969.12.31");
+        assert_eq!(civil_date(11_016), "2000.02.29");
+        assert_eq!(civil_date(19_723), "2024.01.01");
+        assert_eq!(civil_date(19_782), "2024.02.29");
+        assert_eq!(civil_date(19_783), "2024.03.01");
+        assert_eq!(civil_date(47_541), "2100.03.01", "2100 is no leap year");
+        let d = today();
+        let parts: Vec<u32> = d.split('.').map(|p| p.parse().unwrap()).collect();
+        assert_eq!((d.len(), parts.len()), (10, 3), "{d}");
+        assert!(parts[0] >= 2024 && (1..=12).contains(&parts[1]) && (1..=31).contains(&parts[2]), "{d}");
+    }
+
+    #[test]
+    fn records_without_set_up_still_read() {
+        // Records written before the `SetUp` tag (the GUI's first ones among them).
+        let rec = sample(Variant::haberkorn_with(4, 2, 3, true, false).unwrap(), &["e2-IIe4-II"]);
+        let mut buf = Vec::new();
+        rec.write(&mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap().replace("[SetUp \"1\"]\n", "");
+        assert!(!text.contains("SetUp"), "{text}");
         assert_eq!(parse_records(&text).unwrap(), vec![rec]);
     }
 

@@ -259,22 +259,6 @@ fn loss_of(side: usize) -> GameResult {
     if side == 0 { GameResult::BlackWins } else { GameResult::WhiteWins }
 }
 
-/// Today's date as `YYYY.MM.DD` (UTC), from the system clock.
-pub fn today() -> String {
-    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
 /// What a game starts from: its id and setup, the moves already played (a
 /// resumed record; none for a new game), the clocks after them, where its
 /// record is written and the date its record carries.
@@ -863,13 +847,5 @@ mod tests {
         let t = targets(&promo, Square::parse("e7-I", 3).unwrap());
         let e8 = t.iter().find(|t| t.to == "e8-I").unwrap();
         assert_eq!(e8.promotions.len(), 4);
-    }
-
-    #[test]
-    fn the_date_is_a_calendar_date() {
-        let d = today();
-        assert_eq!(d.len(), 10);
-        let parts: Vec<u32> = d.split('.').map(|p| p.parse().unwrap()).collect();
-        assert!(parts[0] >= 2024 && (1..=12).contains(&parts[1]) && (1..=31).contains(&parts[2]));
     }
 }

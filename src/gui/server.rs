@@ -11,11 +11,10 @@
 
 use super::engine::{EngineCmd, ProcessCap};
 use super::game::{
-    EVENT, EngineOptions, GameCell, GameStart, HUMAN, Setup, ThinkLimit, board_view, parse_clocks, today, variant_view,
+    EVENT, EngineOptions, GameCell, GameStart, HUMAN, Setup, ThinkLimit, board_view, parse_clocks, variant_view,
 };
 use super::{GuiConfig, GuiError};
-use crate::arena::record::{GameRecord, GameResult, parse_records};
-use crate::core::square::ROMAN;
+use crate::arena::record::{GameRecord, GameResult, parse_records, today};
 use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
@@ -596,25 +595,8 @@ pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
         let played = pos.play(m)?;
         boards.push(board_view(&pos, Some(played)));
     }
-    let mut tags = vec![
-        ("Event", r.event.clone()),
-        ("Site", r.site.clone()),
-        ("Date", r.date.clone()),
-        ("Round", r.round.clone()),
-        ("White", r.white.clone()),
-        ("Black", r.black.clone()),
-        ("Result", r.result.as_str().to_string()),
-        ("Variant", r.variant.kind.name().to_string()),
-    ];
-    if r.variant.kind == VariantKind::Haberkorn {
-        tags.push(("Layers", r.variant.layers.to_string()));
-        tags.push(("WhiteLayer", ROMAN[r.variant.white_layer as usize].to_string()));
-        tags.push(("BlackLayer", ROMAN[r.variant.black_layer as usize].to_string()));
-    }
-    tags.push(("FEN", r.fen.clone()));
-    tags.push(("TimeControl", r.time_control.clone()));
-    tags.push(("Termination", r.termination.as_str().to_string()));
-    let tags: Vec<Value> = tags.into_iter().map(|(k, v)| json!([k, v])).collect();
+    // The tags as the record file has them (one list: `GameRecord::tags`).
+    let tags: Vec<Value> = r.tags().into_iter().map(|(k, v)| json!([k, v])).collect();
     Ok(json!({
         "type": "replay",
         "games": summaries,

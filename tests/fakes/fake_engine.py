@@ -6,6 +6,9 @@ whatever the other fake scripted engine does: White pushes the pawns of
 layers I and II, Black those of layers VIII and VII, one rank at a time, so
 no line ever opens onto a king (64 moves per side).
 
+With --moves M1,M2,... it plays that game instead, for either side: its
+answer is the move after those the position already has (any variant).
+
 With --wrap CMD [ARGS...] it passes everything through to a real engine.
 
 Either way it can inject one fault on its Nth `go` (counted from 1 over the
@@ -48,6 +51,7 @@ def main():
     ap.add_argument("--noready", action="store_true")
     ap.add_argument("--ready-answers", type=int, default=0)
     ap.add_argument("--score", type=int)
+    ap.add_argument("--moves", help="a whole game to play, comma-separated")
     ap.add_argument("--wrap", nargs=argparse.REMAINDER)
     a = ap.parse_args()
 
@@ -132,6 +136,9 @@ def main():
         elif cmd == "position":
             moves = words[words.index("moves") + 1:] if "moves" in words else []
             black_to_move_at_start = "fen" in words and words[words.index("fen") + 2] == "b"
+        elif cmd == "go" and a.moves is not None:
+            game = a.moves.split(",")
+            answer(n, game[len(moves)] if len(moves) < len(game) else "0000")
         elif cmd == "go":
             black = (len(moves) % 2 == 1) != black_to_move_at_start
             mine = BLACK if black else WHITE

@@ -1,15 +1,18 @@
 //! The GUI server through its HTTP and WebSocket API: a short game against
 //! the real engine, bad input refused without changing anything, resuming a
-//! game from its record, and engines that crash or hang; and (ignored unless
-//! asked for, it needs Chromium) the page in a real browser, `browser.rs`.
+//! game from its record, engines that crash or hang, and its records in the
+//! match runner's format; and (ignored unless asked for, it needs Chromium)
+//! the page in a real browser, `browser.rs`.
 
 mod browser;
 mod common;
 
 use common::{cubist_engine, fake_engine, games_dir, http, http_with, server, wait_for};
 use cubist::arena::record::{GameResult, Termination, parse_records};
+use cubist::core::Variant;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
+use std::process::Command;
 
 /// Haberkorn on 3 layers: White's king on a1-I is walled in by its own
 /// pieces; whatever White does with the h-pawn, Black's knight mates on a2-III.
@@ -398,4 +401,150 @@ fn a_promotion_offers_its_pieces_and_needs_one() {
 
 fn strings_of(v: &Value) -> Vec<String> {
     v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+/// Haberkorn on 4 layers, both armies on layer II, en passant on: Black's
+/// double step d7-IId5-II is taken en passant (e5-IId6-II), then the knights
+/// go out and back twice, so the position after the capture stands for the
+/// third time after 13 plies.
+const EN_PASSANT_GAME: [&str; 13] = [
+    "e2-IIe4-II",
+    "a7-IIa6-II",
+    "e4-IIe5-II",
+    "d7-IId5-II",
+    "e5-IId6-II",
+    "g8-IIf6-II",
+    "g1-IIf3-II",
+    "f6-IIg8-II",
+    "f3-IIg1-II",
+    "g8-IIf6-II",
+    "g1-IIf3-II",
+    "f6-IIg8-II",
+    "f3-IIg1-II",
+];
+
+/// A record's text without the tags that say where, when and in which round it
+/// was played (`Event`, `Site`, `Date`, `Round`) and without `{…}` comments
+/// (the match runner's engine reports, timed), as tag lines and move-text words.
+fn without_source(text: &str) -> (Vec<String>, Vec<String>) {
+    let (tags, moves) = text.split_once("\n\n").expect("tags, a blank line, the moves");
+    let tags = tags
+        .lines()
+        .filter(|l| !["[Event ", "[Site ", "[Date ", "[Round "].iter().any(|t| l.starts_with(t)))
+        .map(String::from)
+        .collect();
+    let mut bare = String::new();
+    let mut depth = 0;
+    for c in moves.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ if depth == 0 => bare.push(c),
+            _ => {}
+        }
+    }
+    (tags, bare.split_whitespace().map(String::from).collect())
+}
+
+/// The same game played by the same two scripted engines in the GUI and in
+/// `cubist match` gives the same record: one writer, the same tags (`SetUp`,
+/// `EnPassant`, `Castling`, `PlyCount` included) and the same move text,
+/// apart from where, when, the round and the match's timed engine reports.
+#[test]
+fn a_gui_record_and_a_match_record_of_the_same_game_agree() {
+    let dir = games_dir("same-game");
+    let script = EN_PASSANT_GAME.join(",");
+    let gui = {
+        let engines = vec![fake_engine("alpha", &["--moves", &script]), fake_engine("beta", &["--moves", &script])];
+        let srv = server(engines, &dir);
+        let addr = srv.addr();
+        let game = new_game(
+            addr,
+            json!({"variant": "haberkorn", "layers": 4, "white_layer": 2, "black_layer": 2, "en_passant": true,
+                   "white": 0, "black": 1, "limit": {"kind": "movetime", "ms": 100}}),
+        );
+        let id = game["id"].as_u64().unwrap();
+        let end = wait_for(60, "the scripted game", || Some(state(addr, id)).filter(|s| s["over"] == true));
+        assert_eq!((end["result"].as_str(), end["reason"].as_str()), (Some("1/2-1/2"), Some("threefold repetition")));
+        std::fs::read_to_string(dir.join(end["record"].as_str().unwrap())).unwrap()
+    };
+    let pgn = dir.join("match.pgn");
+    let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py");
+    let engine = |name: &str| {
+        [format!("cmd={}", fake.display()), format!("name={name}"), "arg=--moves".into(), format!("arg={script}")]
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .arg("match")
+        .arg("--engine")
+        .args(engine("alpha"))
+        .arg("--engine")
+        .args(engine("beta"))
+        .args(["--each", "st=0.1", "--variant", "haberkorn", "--layers", "4", "--white-layer", "2"])
+        .args(["--black-layer", "2", "--en-passant", "--games", "1", "--pgnout"])
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let matched = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(parse_records(&matched).unwrap().len(), 1, "{matched}");
+    for tag in ["[EnPassant \"on\"]", "[Castling \"off\"]", "[SetUp \"1\"]", "[PlyCount \"13\"]"] {
+        assert!(gui.contains(tag), "{tag} in the GUI's record:\n{gui}");
+    }
+    assert!(matched.contains("{"), "the match records its engines' reports:\n{matched}");
+    assert_eq!(without_source(&gui), without_source(&matched), "GUI:\n{gui}\nmatch:\n{matched}");
+    // The match's record with the GUI's Event, Site, Date and Round and
+    // without its engines' reports, written again, is the GUI's byte for byte.
+    let gui_record = parse_records(&gui).unwrap().remove(0);
+    let mut bare = parse_records(&matched).unwrap().remove(0);
+    (bare.event, bare.site, bare.date, bare.round) =
+        (gui_record.event, gui_record.site, gui_record.date, gui_record.round);
+    bare.move_comments.clear();
+    let mut rewritten = Vec::new();
+    bare.write(&mut rewritten).unwrap();
+    assert_eq!(String::from_utf8(rewritten).unwrap(), gui);
+}
+
+/// A GUI record of a haberkorn game with en passant and castling on, read by
+/// the match runner's reader, gives back the variant, the moves and the result.
+#[test]
+fn a_gui_record_reads_back_through_the_match_runners_reader() {
+    let dir = games_dir("gui-record-reads-back");
+    let srv = server(vec![], &dir);
+    let addr = srv.addr();
+    let game = new_game(
+        addr,
+        json!({"variant": "haberkorn", "layers": 5, "white_layer": 2, "black_layer": 3, "en_passant": true,
+               "castling": true}),
+    );
+    let id = game["id"].as_u64().unwrap();
+    // White's two-path double step e2-IIe4-III passes over e3-II and e3-III;
+    // Black's pawn on d4-III takes it en passant on e3-III.
+    let moves = ["a2-IIa3-II", "d7-IIId5-III", "a3-IIa4-II", "d5-IIId4-III", "e2-IIe4-III", "d4-IIIe3-III"];
+    for m in moves {
+        let (status, s) = act(addr, id, json!({"type": "move", "move": m}));
+        assert_eq!(status, 200, "{m}: {s}");
+    }
+    let (status, s) = act(addr, id, json!({"type": "resign"}));
+    assert_eq!(status, 200, "{s}");
+    let file = s["record"].as_str().unwrap().to_string();
+    let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+    let records = parse_records(&text).unwrap();
+    assert_eq!(records.len(), 1, "{text}");
+    let r = &records[0];
+    assert_eq!(r.variant, Variant::haberkorn_with(5, 2, 3, true, true).unwrap());
+    assert_eq!(r.moves, moves);
+    assert_eq!((r.result, r.termination), (GameResult::BlackWins, Termination::Resignation));
+    assert_eq!(r.fen, r.variant.start_fen());
+    // The replay view shows the record's own tags.
+    let (status, replay) = http(addr, "GET", &format!("/api/records/{file}"), None);
+    assert_eq!(status, 200, "{replay}");
+    let tags: Vec<(String, String)> = replay["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t[0].as_str().unwrap().to_string(), t[1].as_str().unwrap().to_string()))
+        .collect();
+    let expected: Vec<(String, String)> = r.tags().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    assert_eq!(tags, expected);
+    assert!(tags.contains(&("EnPassant".into(), "on".into())) && tags.contains(&("PlyCount".into(), "6".into())));
 }
