@@ -359,11 +359,6 @@ impl Game {
         self.ended.is_some()
     }
 
-    /// The current position.
-    pub fn position(&self) -> &Position {
-        &self.pos
-    }
-
     /// The moves played, in protocol text.
     pub fn moves(&self) -> &[String] {
         &self.moves

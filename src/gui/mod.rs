@@ -7,7 +7,7 @@
 //! record after each move, so unfinished games can be resumed ([`server`]).
 
 pub mod engine;
-pub mod game;
+pub(crate) mod game;
 pub mod server;
 
 use crate::arena::record::RecordError;

@@ -1,0 +1,387 @@
+//! The learned evaluation: an efficiently updatable network (NNUE) per game.
+//!
+//! Architecture `(768·… inputs → H) × 2 → 1`, here `(7168 → H) × 2 → 1`:
+//! an input per (piece colour relative to the perspective, kind, square as
+//! the perspective sees it), the colour symmetry of both games being the
+//! rank mirror (Black's view of a square is its rank flipped). Two
+//! perspectives share the first layer's weights; their accumulators (the
+//! first layer's sums, 16-bit) are kept incrementally: a move adds and
+//! subtracts the rows of the pieces it moves, captures and promotes
+//! ([`Position::changes`]). The side to move's accumulator comes first,
+//! then the other's, through a squared clipped ReLU into one output.
+//!
+//! Quantisation: first-layer weights and biases × [`QA`], output weights ×
+//! [`QB`], output bias × `QA·QB`; the score in centipawns is
+//! `(Σ clamp(a, 0, QA)² · w / QA + b) · SCALE / (QA · QB)`. The AVX2 path
+//! (x86-64-v3 builds) and the portable path compute exactly the same
+//! integers (wrapping 32-bit sums), tested against each other.
+//!
+//! The net file (little-endian): the magic `CUBNNUE1`, u8 game (0 hdc,
+//! 1 haberkorn), u8 architecture ([`ARCH`]), u16 0, u32 inputs, u32 hidden
+//! size H, i32 scale, then i16 first-layer weights (input-major, H a row),
+//! i16 first-layer biases (H), i16 output weights (2H), i32 output bias,
+//! and a u64 FNV-1a checksum of every byte before it.
+
+use super::Evaluator;
+use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
+use std::path::Path;
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Inputs per perspective: 2 relative colours × 7 kinds × 512 squares.
+pub const INPUTS: usize = 2 * PieceKind::COUNT * 512;
+/// The first layer's quantisation factor (activations clipped to 0..=QA).
+pub const QA: i32 = 255;
+/// The output layer's quantisation factor.
+pub const QB: i32 = 64;
+/// The architecture number written in net files (this layout, SCReLU).
+pub const ARCH: u8 = 1;
+/// The first eight bytes of a net file.
+pub const MAGIC: [u8; 8] = *b"CUBNNUE1";
+/// The largest hidden layer a net file may declare.
+pub const MAX_HIDDEN: usize = 4096;
+
+/// The input of a piece on a square, seen from `perspective`.
+#[inline]
+pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+    let relative = usize::from(piece.color != perspective);
+    let seen = match perspective {
+        Color::White => sq.index(),
+        Color::Black => sq.index() ^ 0b111_000,
+    };
+    (relative * PieceKind::COUNT + piece.kind.index()) * 512 + seen
+}
+
+/// The active inputs of a position from each perspective (White's, Black's).
+pub fn features(pos: &Position) -> [Vec<u16>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    for c in Color::ALL {
+        for kind in PieceKind::ALL {
+            for sq in pos.pieces(c, kind) {
+                let piece = Piece::new(c, kind);
+                for (i, p) in Color::ALL.into_iter().enumerate() {
+                    out[i].push(feature(p, piece, sq) as u16);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Why a net file was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum NetError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(String),
+    /// Not a Cubist net file.
+    #[error("not a Cubist network file (no CUBNNUE1 magic)")]
+    Magic,
+    /// A layout this build does not know.
+    #[error("network architecture {found} (this build reads {ARCH}) or {inputs} inputs (expected {INPUTS})")]
+    Architecture {
+        /// The file's architecture number.
+        found: u8,
+        /// The file's input count.
+        inputs: u32,
+    },
+    /// A game byte other than hdc's or haberkorn's.
+    #[error("unknown game {0} in the network file")]
+    Game(u8),
+    /// A hidden size out of range.
+    #[error("hidden layer of {0} neurons (1 to {MAX_HIDDEN})")]
+    Hidden(u32),
+    /// The file is longer or shorter than its header says.
+    #[error("the network file has {found} bytes where its header needs {expected}")]
+    Size {
+        /// Bytes in the file.
+        found: usize,
+        /// Bytes the header implies.
+        expected: usize,
+    },
+    /// The checksum does not match (a damaged file).
+    #[error("the network file's checksum does not match (damaged)")]
+    Checksum,
+}
+
+/// A quantised network of one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// The game it evaluates.
+    pub game: VariantKind,
+    /// Neurons of the hidden layer (per perspective).
+    pub hidden: usize,
+    /// Centipawns per unit of output.
+    pub scale: i32,
+    /// First-layer weights, `INPUTS × hidden`, input-major.
+    pub ft_weights: Vec<i16>,
+    /// First-layer biases.
+    pub ft_biases: Vec<i16>,
+    /// Output weights: the side to move's `hidden`, then the other side's.
+    pub out_weights: Vec<i16>,
+    /// Output bias (× `QA·QB`).
+    pub out_bias: i32,
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+impl Network {
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.push(match self.game {
+            VariantKind::Hdc => 0,
+            VariantKind::Haberkorn => 1,
+        });
+        out.push(ARCH);
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
+        out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&self.scale.to_le_bytes());
+        for v in self.ft_weights.iter().chain(&self.ft_biases).chain(&self.out_weights) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Reads a net file's bytes, checking magic, architecture, game, size and checksum.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        const HEADER: usize = 8 + 4 + 4 + 4 + 4;
+        if bytes.len() < HEADER || bytes[..8] != MAGIC {
+            return Err(NetError::Magic);
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let (arch, inputs) = (bytes[9], u32_at(12));
+        if arch != ARCH || inputs as usize != INPUTS {
+            return Err(NetError::Architecture { found: arch, inputs });
+        }
+        let game = match bytes[8] {
+            0 => VariantKind::Hdc,
+            1 => VariantKind::Haberkorn,
+            g => return Err(NetError::Game(g)),
+        };
+        let hidden = u32_at(16);
+        if hidden == 0 || hidden as usize > MAX_HIDDEN {
+            return Err(NetError::Hidden(hidden));
+        }
+        let hidden = hidden as usize;
+        let scale = u32_at(20) as i32;
+        let shorts = INPUTS * hidden + hidden + 2 * hidden;
+        let expected = HEADER + 2 * shorts + 4 + 8;
+        if bytes.len() != expected {
+            return Err(NetError::Size { found: bytes.len(), expected });
+        }
+        if fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(bytes[expected - 8..].try_into().unwrap_or_default()) {
+            return Err(NetError::Checksum);
+        }
+        let mut values =
+            bytes[HEADER..HEADER + 2 * shorts].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let ft_weights: Vec<i16> = values.by_ref().take(INPUTS * hidden).collect();
+        let ft_biases: Vec<i16> = values.by_ref().take(hidden).collect();
+        let out_weights: Vec<i16> = values.take(2 * hidden).collect();
+        let out_bias = u32_at(HEADER + 2 * shorts) as i32;
+        Ok(Network { game, hidden, scale, ft_weights, ft_biases, out_weights, out_bias })
+    }
+
+    /// Reads a net file.
+    pub fn load(path: &Path) -> Result<Network, NetError> {
+        let bytes = std::fs::read(path).map_err(|e| NetError::Io(format!("{}: {e}", path.display())))?;
+        Network::from_bytes(&bytes)
+    }
+
+    /// The first-layer row of input `f`.
+    #[inline(always)]
+    fn row(&self, f: usize) -> &[i16] {
+        &self.ft_weights[f * self.hidden..(f + 1) * self.hidden]
+    }
+
+    /// Both perspectives' accumulators of `pos` from scratch (White's, then Black's).
+    pub fn refresh(&self, pos: &Position, acc: &mut [i16]) {
+        let h = self.hidden;
+        acc[..h].copy_from_slice(&self.ft_biases);
+        acc[h..2 * h].copy_from_slice(&self.ft_biases);
+        let [white, black] = features(pos);
+        for (half, list) in acc.chunks_exact_mut(h).zip([white, black]) {
+            for f in list {
+                add(half, self.row(usize::from(f)));
+            }
+        }
+    }
+
+    /// Applies a move's piece changes to a copy of `from` written to `to`.
+    pub fn update(&self, from: &[i16], to: &mut [i16], pos: &Position, m: Move) {
+        let h = self.hidden;
+        to.copy_from_slice(from);
+        let changes = pos.changes(m);
+        for (i, p) in Color::ALL.into_iter().enumerate() {
+            let half = &mut to[i * h..(i + 1) * h];
+            for &(piece, sq) in &changes.removed {
+                sub(half, self.row(feature(p, piece, sq)));
+            }
+            for &(piece, sq) in &changes.added {
+                add(half, self.row(feature(p, piece, sq)));
+            }
+        }
+    }
+
+    /// The evaluation in centipawns, side to move's view, from both accumulators.
+    pub fn output(&self, acc: &[i16], side: Color) -> i32 {
+        let h = self.hidden;
+        let (us, them) = match side {
+            Color::White => (&acc[..h], &acc[h..2 * h]),
+            Color::Black => (&acc[h..2 * h], &acc[..h]),
+        };
+        let sum = screlu_dot(us, &self.out_weights[..h]).wrapping_add(screlu_dot(them, &self.out_weights[h..]));
+        ((i64::from(sum) / i64::from(QA) + i64::from(self.out_bias)) * i64::from(self.scale)
+            / i64::from(QA * QB)) as i32
+    }
+
+    /// The evaluation of `pos` from scratch (no accumulator kept).
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let mut acc = vec![0i16; 2 * self.hidden];
+        self.refresh(pos, &mut acc);
+        self.output(&acc, pos.side_to_move())
+    }
+}
+
+/// `acc += row`, wrapping (the portable loop; it vectorises on its own).
+#[inline(always)]
+fn add(acc: &mut [i16], row: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(w);
+    }
+}
+
+/// `acc -= row`, wrapping.
+#[inline(always)]
+fn sub(acc: &mut [i16], row: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(w);
+    }
+}
+
+/// `Σ clamp(a, 0, QA)² · w` with wrapping 32-bit sums: the portable path.
+pub fn screlu_dot_portable(acc: &[i16], weights: &[i16]) -> i32 {
+    let mut sum = 0i32;
+    for (&a, &w) in acc.iter().zip(weights) {
+        let v = i32::from(a).clamp(0, QA);
+        // v · w taken in 16 bits as the SIMD path's `mullo` does (exact
+        // while |w| <= 128, which the trainer keeps), then times v.
+        let vw = i32::from((v * i32::from(w)) as i16);
+        sum = sum.wrapping_add(vw * v);
+    }
+    sum
+}
+
+/// `Σ clamp(a, 0, QA)² · w` with AVX2: 16 lanes at a time, the same integers
+/// as [`screlu_dot_portable`] (the product `v · w` is taken in 16 bits,
+/// which the trainer's weight clipping keeps exact, then `madd` with `v`).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub fn screlu_dot_avx2(acc: &[i16], weights: &[i16]) -> i32 {
+    use std::arch::x86_64::*;
+    let n = acc.len().min(weights.len());
+    let chunks = n / 16;
+    // SAFETY: AVX2 is enabled for this build (the cfg above), and every
+    // load reads 16 i16 at `16 * i < chunks * 16 <= n`, inside both slices;
+    // unaligned loads are used, so no alignment is assumed.
+    let mut sum = unsafe {
+        let zero = _mm256_setzero_si256();
+        let qa = _mm256_set1_epi16(QA as i16);
+        let mut total = _mm256_setzero_si256();
+        for i in 0..chunks {
+            let a = _mm256_loadu_si256(acc.as_ptr().add(16 * i).cast());
+            let w = _mm256_loadu_si256(weights.as_ptr().add(16 * i).cast());
+            let v = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);
+            let vw = _mm256_mullo_epi16(v, w);
+            total = _mm256_add_epi32(total, _mm256_madd_epi16(vw, v));
+        }
+        let mut lanes = [0i32; 8];
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), total);
+        lanes.iter().fold(0i32, |s, &x| s.wrapping_add(x))
+    };
+    sum = sum.wrapping_add(screlu_dot_portable(&acc[chunks * 16..n], &weights[chunks * 16..n]));
+    sum
+}
+
+/// The SCReLU dot product by the fastest path this build has.
+#[inline]
+fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        screlu_dot_avx2(acc, weights)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
+        screlu_dot_portable(acc, weights)
+    }
+}
+
+/// The network as a search thread's evaluation: a stack of accumulators,
+/// one per move made on the way from the root.
+pub struct Nnue {
+    net: Arc<Network>,
+    /// `2 × hidden` values per level: White's accumulator, then Black's.
+    stack: Vec<i16>,
+    /// The current level.
+    level: usize,
+}
+
+impl Nnue {
+    /// A thread's evaluation with `net`, its accumulator set from `pos`.
+    pub fn new(net: Arc<Network>, pos: &Position) -> Nnue {
+        let width = 2 * net.hidden;
+        let mut e = Nnue { stack: vec![0; 160 * width], net, level: 0 };
+        e.net.refresh(pos, &mut e.stack[..width]);
+        e
+    }
+
+    /// The network in use.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+}
+
+impl Evaluator for Nnue {
+    #[inline]
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        let width = 2 * self.net.hidden;
+        let at = self.level * width;
+        self.net.output(&self.stack[at..at + width], pos.side_to_move())
+    }
+
+    #[inline]
+    fn make(&mut self, pos: &Position, mv: Move) {
+        let width = 2 * self.net.hidden;
+        let at = self.level * width;
+        if self.stack.len() < at + 2 * width {
+            self.stack.resize(at + 2 * width, 0);
+        }
+        let (done, next) = self.stack.split_at_mut(at + width);
+        self.net.update(&done[at..], &mut next[..width], pos, mv);
+        self.level += 1;
+    }
+
+    #[inline]
+    fn unmake(&mut self) {
+        self.level = self.level.saturating_sub(1);
+    }
+
+    fn trace(&self, pos: &Position) -> String {
+        let cp = self.net.evaluate(pos);
+        let white = if pos.side_to_move() == Color::White { cp } else { -cp };
+        format!(
+            "Network ({} inputs -> {}) x 2 -> 1, {}: {:+.2} (White side), {:+.2} (side to move)\n",
+            INPUTS,
+            self.net.hidden,
+            self.net.game,
+            white as f64 / 100.0,
+            cp as f64 / 100.0
+        )
+    }
+}

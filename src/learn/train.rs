@@ -1,0 +1,557 @@
+//! `cubist train`: fits an evaluation network ([`crate::eval::nnue`]) of
+//! one game to self-play data.
+//!
+//! The model is the network in floating point: a sparse first layer (each
+//! position activates one row per piece and perspective), a squared clipped
+//! ReLU, one output. The output times [`SCALE`] is a score in centipawns;
+//! the loss is the squared distance between `sigmoid(score / K)` and a
+//! target that blends the game's result (weight λ) with the search's score
+//! through the same sigmoid. `K` is fitted once to the data (the scale at
+//! which search scores best predict results), so that the result and the
+//! score share one scale, and the linear evaluation's loss under the same
+//! `K` and λ is reported beside the network's for comparison.
+//!
+//! Mini-batches are cut into a fixed number of chunks whose gradients are
+//! computed in parallel (rayon) and added in a fixed order, so a run is a
+//! function of its data, settings and seed whatever the thread count.
+//! AdamW; the learning rate falls along a cosine to a twentieth. After each
+//! epoch the quantised network and a checkpoint (model and optimiser state)
+//! are written, each atomically (a temporary file renamed over the old one);
+//! `--resume` carries on from a checkpoint.
+
+use super::data::Sample;
+use crate::core::{Color, Position, VariantKind};
+use crate::eval::nnue::{INPUTS, Network, QA, QB, features};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::Path;
+
+/// Centipawns per unit of the network's output.
+pub const SCALE: i32 = 400;
+/// Factoriser rows: per relative colour and kind, one row for each file, rank and layer.
+pub const FACTORS: usize = 2 * 7 * 3 * 8;
+/// The rows the trainer fits: the network's inputs, then the factoriser's.
+pub const ROWS: usize = INPUTS + FACTORS;
+
+/// The factoriser rows of input `f` (file, rank and layer of its square as
+/// the perspective sees it, for its relative colour and kind). A piece's
+/// weights are its own row plus these three, which every square of the same
+/// file, rank or layer shares: what one square learns, its neighbours along
+/// the board's axes learn too, so fewer positions teach the same. Merged into
+/// the input rows when the network is quantised.
+#[inline]
+pub fn factor_rows(f: usize) -> [usize; 3] {
+    let (piece, sq) = (f / 512, f % 512);
+    let base = INPUTS + piece * 24;
+    [base + (sq & 7), base + 8 + (sq >> 3 & 7), base + 16 + (sq >> 6)]
+}
+
+/// Chunks a mini-batch is cut into (fixed, for results independent of the thread count).
+const CHUNKS: usize = 8;
+/// The largest first-layer weight or bias: a quantised accumulator stays in 16 bits.
+const FT_CLIP: f32 = 1.98;
+/// The largest output weight: `QB` times it fits the 16-bit product of the output layer.
+const OUT_CLIP: f32 = 127.0 / QB as f32;
+
+/// What `cubist train` runs.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Neurons of the hidden layer.
+    pub hidden: usize,
+    /// Passes over the training positions.
+    pub epochs: usize,
+    /// Positions per optimiser step.
+    pub batch: usize,
+    /// AdamW's step size at the start.
+    pub lr: f32,
+    /// AdamW's weight decay.
+    pub weight_decay: f32,
+    /// Weight of the game result in the target (the rest: the search score).
+    pub lambda: f32,
+    /// The seed of the initial weights and the shuffles.
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig { hidden: 64, epochs: 20, batch: 16384, lr: 0.001, weight_decay: 0.01, lambda: 0.5, seed: 1 }
+    }
+}
+
+/// The training positions of one game, as the network's inputs.
+pub struct Dataset {
+    /// Every entry's inputs, side to move's perspective first.
+    inputs: Vec<u16>,
+    /// The entries.
+    entries: Vec<Entry>,
+}
+
+/// One position: where its inputs lie in [`Dataset::inputs`], and its targets.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// First input (side to move's perspective).
+    start: u32,
+    /// Inputs per perspective (the two lists have the same length).
+    count: u16,
+    /// The search's score, side to move's view.
+    score: f32,
+    /// The game's result, side to move's view.
+    result: f32,
+    /// The linear evaluation, side to move's view (for comparison).
+    linear: f32,
+}
+
+impl Dataset {
+    /// The positions of `game` among `samples`, in their order.
+    pub fn new(samples: &[Sample], game: VariantKind) -> Dataset {
+        let mine: Vec<&Sample> = samples.iter().filter(|s| s.position.variant().kind == game).collect();
+        let rows: Vec<(Vec<u16>, Entry)> = mine
+            .par_iter()
+            .map(|s| {
+                let pos: &Position = &s.position;
+                let [white, black] = features(pos);
+                let white_to_move = pos.side_to_move() == Color::White;
+                let (us, them) = if white_to_move { (white, black) } else { (black, white) };
+                let factorised = |list: Vec<u16>| -> Vec<u16> {
+                    let mut out = list.clone();
+                    for f in list {
+                        out.extend(factor_rows(usize::from(f)).map(|r| r as u16));
+                    }
+                    out
+                };
+                let (us, them) = (factorised(us), factorised(them));
+                let flip = |x: f32| if white_to_move { x } else { -x };
+                let entry = Entry {
+                    start: 0,
+                    count: us.len() as u16,
+                    score: flip(s.score as f32),
+                    result: if white_to_move { s.result } else { 1.0 - s.result },
+                    linear: crate::eval::evaluate(pos) as f32,
+                };
+                (us.into_iter().chain(them).collect(), entry)
+            })
+            .collect();
+        let mut inputs = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
+        let mut entries = Vec::with_capacity(rows.len());
+        for (list, mut e) in rows {
+            e.start = inputs.len() as u32;
+            inputs.extend_from_slice(&list);
+            entries.push(e);
+        }
+        Dataset { inputs, entries }
+    }
+
+    /// Positions held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no position is held.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Splits off the last `share` of the positions (whole games, as data is
+    /// written game by game) as a held-out set.
+    pub fn split_off(&mut self, share: f64) -> Dataset {
+        let held = (self.entries.len() as f64 * share.clamp(0.0, 1.0)) as usize;
+        let tail = self.entries.split_off(self.entries.len() - held);
+        let base = tail.first().map_or(self.inputs.len(), |e| e.start as usize);
+        let inputs = self.inputs.split_off(base);
+        let entries = tail.into_iter().map(|e| Entry { start: e.start - base as u32, ..e }).collect();
+        Dataset { inputs, entries }
+    }
+
+    fn lists(&self, e: &Entry) -> (&[u16], &[u16]) {
+        let (s, n) = (e.start as usize, e.count as usize);
+        (&self.inputs[s..s + n], &self.inputs[s + n..s + 2 * n])
+    }
+}
+
+/// The logistic function.
+#[inline]
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The `K` at which search scores best predict the results (golden-section
+/// search of the squared error over 50..=3000 centipawns).
+pub fn fit_k(data: &Dataset) -> f32 {
+    let error = |k: f32| -> f64 {
+        data.entries.par_iter().map(|e| f64::from((sigmoid(e.score / k) - e.result).powi(2))).sum()
+    };
+    let (mut lo, mut hi) = (50.0f32, 3000.0f32);
+    let g = 0.618_034f32;
+    for _ in 0..40 {
+        let (a, b) = (hi - g * (hi - lo), lo + g * (hi - lo));
+        if error(a) < error(b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// The training target of an entry.
+#[inline]
+fn target(e: &Entry, k: f32, lambda: f32) -> f32 {
+    lambda * e.result + (1.0 - lambda) * sigmoid(e.score / k)
+}
+
+/// The linear evaluation's mean loss on `data` under the same `k` and λ.
+pub fn linear_loss(data: &Dataset, k: f32, lambda: f32) -> f64 {
+    let sum: f64 =
+        data.entries.par_iter().map(|e| f64::from((sigmoid(e.linear / k) - target(e, k, lambda)).powi(2))).sum();
+    sum / data.len().max(1) as f64
+}
+
+/// The network in floating point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// Neurons of the hidden layer.
+    pub hidden: usize,
+    /// First-layer weights, `ROWS × hidden`, row-major: the inputs, then the factoriser.
+    pub w1: Vec<f32>,
+    /// First-layer biases.
+    pub b1: Vec<f32>,
+    /// Output weights: side to move's `hidden`, then the other side's.
+    pub w2: Vec<f32>,
+    /// Output bias.
+    pub b2: f32,
+}
+
+impl Model {
+    /// Small random weights from `seed`.
+    pub fn new(hidden: usize, seed: u64) -> Model {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let r1 = 0.5 / (32.0f32).sqrt();
+        let r2 = 1.0 / (2.0 * hidden as f32).sqrt();
+        Model {
+            hidden,
+            w1: (0..ROWS * hidden).map(|_| rng.random_range(-r1..r1)).collect(),
+            b1: vec![0.0; hidden],
+            w2: (0..2 * hidden).map(|_| rng.random_range(-r2..r2)).collect(),
+            b2: 0.0,
+        }
+    }
+
+    fn params(&mut self) -> [&mut [f32]; 3] {
+        [&mut self.w1, &mut self.b1, &mut self.w2]
+    }
+
+    /// The first layer's sums of one perspective.
+    fn accumulate(&self, list: &[u16], acc: &mut [f32]) {
+        let h = self.hidden;
+        acc.copy_from_slice(&self.b1);
+        for &f in list {
+            let row = &self.w1[usize::from(f) * h..(usize::from(f) + 1) * h];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+    }
+
+    /// The output (side to move's view, in units of [`SCALE`] centipawns) from both accumulators.
+    fn output(&self, acc: &[f32]) -> f32 {
+        acc.iter().zip(&self.w2).map(|(&a, w)| a.clamp(0.0, 1.0).powi(2) * w).sum::<f32>() + self.b2
+    }
+
+    /// The evaluation of a position in centipawns, side to move's view.
+    pub fn evaluate(&self, pos: &Position) -> f32 {
+        let [white, black] = features(pos).map(|list| {
+            let mut out = list.clone();
+            for f in list {
+                out.extend(factor_rows(usize::from(f)).map(|r| r as u16));
+            }
+            out
+        });
+        let (us, them) = if pos.side_to_move() == Color::White { (white, black) } else { (black, white) };
+        let h = self.hidden;
+        let mut acc = vec![0.0; 2 * h];
+        self.accumulate(&us, &mut acc[..h]);
+        self.accumulate(&them, &mut acc[h..]);
+        self.output(&acc) * SCALE as f32
+    }
+
+    /// The quantised network of `game`.
+    pub fn quantise(&self, game: VariantKind) -> Network {
+        let q = |x: f32, f: i32, clip: f32| (x.clamp(-clip, clip) * f as f32).round() as i16;
+        let h = self.hidden;
+        let merged = (0..INPUTS * h).map(|i| {
+            let (f, j) = (i / h, i % h);
+            self.w1[i] + factor_rows(f).iter().map(|&r| self.w1[r * h + j]).sum::<f32>()
+        });
+        Network {
+            game,
+            hidden: self.hidden,
+            scale: SCALE,
+            ft_weights: merged.map(|w| q(w, QA, FT_CLIP)).collect(),
+            ft_biases: self.b1.iter().map(|&w| q(w, QA, FT_CLIP)).collect(),
+            out_weights: self.w2.iter().map(|&w| q(w, QB, OUT_CLIP)).collect(),
+            out_bias: (self.b2 * (QA * QB) as f32).round() as i32,
+        }
+    }
+}
+
+/// Gradients (and the loss) of one chunk of a batch.
+struct Grads {
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    w2: Vec<f32>,
+    b2: f32,
+    loss: f64,
+}
+
+impl Grads {
+    fn new(hidden: usize) -> Grads {
+        Grads { w1: vec![0.0; ROWS * hidden], b1: vec![0.0; hidden], w2: vec![0.0; 2 * hidden], b2: 0.0, loss: 0.0 }
+    }
+
+    fn clear(&mut self) {
+        self.w1.fill(0.0);
+        self.b1.fill(0.0);
+        self.w2.fill(0.0);
+        self.b2 = 0.0;
+        self.loss = 0.0;
+    }
+}
+
+/// The loss of one entry under `model`, and (with `grads`) its gradient added in.
+fn step(model: &Model, data: &Dataset, e: &Entry, k: f32, lambda: f32, acc: &mut [f32], grads: Option<&mut Grads>) -> f64 {
+    let h = model.hidden;
+    let (us, them) = data.lists(e);
+    model.accumulate(us, &mut acc[..h]);
+    model.accumulate(them, &mut acc[h..]);
+    let out = model.output(acc);
+    let p = sigmoid(out * SCALE as f32 / k);
+    let t = target(e, k, lambda);
+    let loss = f64::from((p - t).powi(2));
+    if let Some(g) = grads {
+        // d loss / d out.
+        let d = 2.0 * (p - t) * p * (1.0 - p) * SCALE as f32 / k;
+        g.b2 += d;
+        for j in 0..2 * h {
+            let a = acc[j];
+            let c = a.clamp(0.0, 1.0);
+            g.w2[j] += d * c * c;
+            // Reuse acc for the gradient at the accumulator.
+            acc[j] = if a > 0.0 && a < 1.0 { d * model.w2[j] * 2.0 * a } else { 0.0 };
+        }
+        for (list, grad) in [(us, &acc[..h]), (them, &acc[h..])] {
+            for (b, x) in g.b1.iter_mut().zip(grad) {
+                *b += x;
+            }
+            for &f in list {
+                let row = &mut g.w1[usize::from(f) * h..(usize::from(f) + 1) * h];
+                for (w, x) in row.iter_mut().zip(grad) {
+                    *w += x;
+                }
+            }
+        }
+    }
+    loss
+}
+
+/// The model's mean loss on `data`.
+pub fn loss(model: &Model, data: &Dataset, k: f32, lambda: f32) -> f64 {
+    let sum: f64 = data
+        .entries
+        .par_chunks(4096)
+        .map(|chunk| {
+            let mut acc = vec![0.0; 2 * model.hidden];
+            chunk.iter().map(|e| step(model, data, e, k, lambda, &mut acc, None)).sum::<f64>()
+        })
+        .sum();
+    sum / data.len().max(1) as f64
+}
+
+/// AdamW's moments and step count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Optimiser {
+    m: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
+    m_b2: f32,
+    v_b2: f32,
+    t: u32,
+}
+
+impl Optimiser {
+    /// Zero moments for `model`.
+    pub fn new(model: &Model) -> Optimiser {
+        let sizes = [model.w1.len(), model.b1.len(), model.w2.len()];
+        Optimiser {
+            m: sizes.iter().map(|&n| vec![0.0; n]).collect(),
+            v: sizes.iter().map(|&n| vec![0.0; n]).collect(),
+            m_b2: 0.0,
+            v_b2: 0.0,
+            t: 0,
+        }
+    }
+
+    /// One AdamW step with gradient `g` (a sum over `n` positions).
+    fn apply(&mut self, model: &mut Model, g: &Grads, n: usize, lr: f32, decay: f32) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        self.t += 1;
+        let (c1, c2) = (1.0 - B1.powi(self.t as i32), 1.0 - B2.powi(self.t as i32));
+        let scale = 1.0 / n.max(1) as f32;
+        let clips = [FT_CLIP, FT_CLIP, OUT_CLIP];
+        let grads: [&[f32]; 3] = [&g.w1, &g.b1, &g.w2];
+        for (i, p) in model.params().into_iter().enumerate() {
+            let (m, v, clip) = (&mut self.m[i], &mut self.v[i], clips[i]);
+            p.par_chunks_mut(4096).zip(m.par_chunks_mut(4096)).zip(v.par_chunks_mut(4096)).zip(grads[i].par_chunks(4096)).for_each(
+                |(((p, m), v), g)| {
+                    for j in 0..p.len() {
+                        let gj = g[j] * scale;
+                        m[j] = B1 * m[j] + (1.0 - B1) * gj;
+                        v[j] = B2 * v[j] + (1.0 - B2) * gj * gj;
+                        let update = (m[j] / c1) / ((v[j] / c2).sqrt() + 1e-8);
+                        p[j] = (p[j] - lr * (update + decay * p[j])).clamp(-clip, clip);
+                    }
+                },
+            );
+        }
+        let gb = g.b2 * scale;
+        self.m_b2 = B1 * self.m_b2 + (1.0 - B1) * gb;
+        self.v_b2 = B2 * self.v_b2 + (1.0 - B2) * gb * gb;
+        model.b2 -= lr * (self.m_b2 / c1) / ((self.v_b2 / c2).sqrt() + 1e-8);
+    }
+}
+
+/// A training run's state between epochs: what a checkpoint holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trainer {
+    /// The model.
+    pub model: Model,
+    /// The optimiser's state.
+    pub opt: Optimiser,
+    /// Epochs done.
+    pub epoch: usize,
+    /// The sigmoid scale in centipawns.
+    pub k: f32,
+}
+
+/// The first eight bytes of a checkpoint file.
+const CHECKPOINT_MAGIC: [u8; 8] = *b"CUBCKPT1";
+
+impl Trainer {
+    /// A fresh run.
+    pub fn new(cfg: &TrainConfig, k: f32) -> Trainer {
+        let model = Model::new(cfg.hidden, cfg.seed);
+        let opt = Optimiser::new(&model);
+        Trainer { model, opt, epoch: 0, k }
+    }
+
+    /// One pass over `data`; returns the mean training loss.
+    pub fn epoch(&mut self, cfg: &TrainConfig, data: &Dataset) -> f64 {
+        let mut order: Vec<u32> = (0..data.len() as u32).collect();
+        order.shuffle(&mut StdRng::seed_from_u64(cfg.seed ^ (self.epoch as u64 + 1).wrapping_mul(0x9E37_79B9)));
+        let progress = self.epoch as f32 / cfg.epochs.max(1) as f32;
+        let lr = cfg.lr * (0.05 + 0.95 * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos()));
+        let h = self.model.hidden;
+        let mut chunks: Vec<Grads> = (0..CHUNKS).map(|_| Grads::new(h)).collect();
+        let mut total = 0.0;
+        for batch in order.chunks(cfg.batch.max(1)) {
+            let per = batch.len().div_ceil(CHUNKS);
+            let model = &self.model;
+            chunks.par_iter_mut().enumerate().for_each(|(c, g)| {
+                g.clear();
+                let mut acc = vec![0.0; 2 * h];
+                for &i in batch.iter().skip(c * per).take(per) {
+                    let e = &data.entries[i as usize];
+                    g.loss += step(model, data, e, self.k, cfg.lambda, &mut acc, Some(g));
+                }
+            });
+            let (first, rest) = chunks.split_at_mut(1);
+            let sum = &mut first[0];
+            for g in rest.iter() {
+                sum.w1.par_chunks_mut(4096).zip(g.w1.par_chunks(4096)).for_each(|(a, b)| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x += y;
+                    }
+                });
+                for (x, y) in sum.b1.iter_mut().zip(&g.b1) {
+                    *x += y;
+                }
+                for (x, y) in sum.w2.iter_mut().zip(&g.w2) {
+                    *x += y;
+                }
+                sum.b2 += g.b2;
+                sum.loss += g.loss;
+            }
+            total += sum.loss;
+            self.opt.apply(&mut self.model, sum, batch.len(), lr, cfg.weight_decay);
+        }
+        self.epoch += 1;
+        total / data.len().max(1) as f64
+    }
+
+    /// The checkpoint's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = CHECKPOINT_MAGIC.to_vec();
+        for n in [self.model.hidden as u64, self.epoch as u64, u64::from(self.opt.t)] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        let floats = [self.k, self.model.b2, self.opt.m_b2, self.opt.v_b2];
+        let slices: Vec<&[f32]> = [&floats[..], &self.model.w1, &self.model.b1, &self.model.w2]
+            .into_iter()
+            .chain(self.opt.m.iter().map(Vec::as_slice))
+            .chain(self.opt.v.iter().map(Vec::as_slice))
+            .collect();
+        for s in slices {
+            for x in s {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Reads a checkpoint written by [`Trainer::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Trainer, String> {
+        let rest = bytes.strip_prefix(&CHECKPOINT_MAGIC[..]).ok_or("not a Cubist training checkpoint")?;
+        if rest.len() < 24 {
+            return Err("the checkpoint is cut short".into());
+        }
+        let word = |i: usize| u64::from_le_bytes(rest[8 * i..8 * i + 8].try_into().unwrap_or_default());
+        let (hidden, epoch, t) = (word(0) as usize, word(1) as usize, word(2) as u32);
+        if hidden == 0 || hidden > crate::eval::nnue::MAX_HIDDEN {
+            return Err(format!("a hidden layer of {hidden}"));
+        }
+        let sizes = [ROWS * hidden, hidden, 2 * hidden];
+        let count = 4 + 3 * sizes.iter().sum::<usize>();
+        let floats = &rest[24..];
+        if floats.len() != 4 * count {
+            return Err(format!("the checkpoint holds {} bytes where {} are needed", floats.len(), 4 * count));
+        }
+        let mut values = floats.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let mut take = |n: usize| values.by_ref().take(n).collect::<Vec<f32>>();
+        let head = take(4);
+        let (w1, b1, w2) = (take(sizes[0]), take(sizes[1]), take(sizes[2]));
+        let m = sizes.iter().map(|&n| take(n)).collect();
+        let v = sizes.iter().map(|&n| take(n)).collect();
+        Ok(Trainer {
+            model: Model { hidden, w1, b1, w2, b2: head[1] },
+            opt: Optimiser { m, v, m_b2: head[2], v_b2: head[3], t },
+            epoch,
+            k: head[0],
+        })
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed
+/// to disk, renamed over the old one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
