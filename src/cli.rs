@@ -54,6 +54,52 @@ pub enum Command {
     Tune(TuneCli),
     /// Convert a data set between the text and the binary format (see protocol.md, "Data sets").
     Convert(ConvertCli),
+    /// Train an evaluation network (NNUE) of one game on `datagen` data.
+    Train(TrainCli),
+}
+
+/// `cubist train`: fits an evaluation network to self-play data.
+#[derive(Args)]
+pub struct TrainCli {
+    /// Data sets written by `cubist datagen` (either format).
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<std::path::PathBuf>,
+    /// The game whose positions are fitted.
+    #[arg(long, alias = "game", value_parser = game_parser())]
+    pub variant: VariantKind,
+    /// Neurons of the hidden layer.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub hidden: u32,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub epochs: u32,
+    /// Positions per optimiser step.
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub batch: u32,
+    /// AdamW's step size at the start (it falls along a cosine to a twentieth).
+    #[arg(long, default_value_t = 0.001)]
+    pub lr: f32,
+    /// AdamW's weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    pub weight_decay: f32,
+    /// Weight of the game result in the target, 0 to 1 (the rest: the search score).
+    #[arg(long, default_value_t = 0.5)]
+    pub lambda: f32,
+    /// Share of the positions (the last ones, whole games) held out to report the loss on unseen games.
+    #[arg(long, default_value_t = 0.1)]
+    pub validation: f64,
+    /// The seed of the initial weights and the shuffles.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// The network file written after every epoch (a checkpoint goes beside it, FILE.ckpt).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Carry on from this checkpoint (same data and settings).
+    #[arg(long)]
+    pub resume: Option<std::path::PathBuf>,
 }
 
 /// `cubist convert`: a data set in the other format.

@@ -204,6 +204,107 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     Ok(())
 }
 
+fn run_train(args: &cli::TrainCli) -> Result<(), String> {
+    use cubist::learn::train::{Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, write_atomically};
+    let valid_args = (0.0..=1.0).contains(&args.lambda)
+        && args.lr > 0.0
+        && args.lr.is_finite()
+        && args.weight_decay >= 0.0
+        && args.weight_decay.is_finite()
+        && (0.0..0.9).contains(&args.validation);
+    if !valid_args {
+        return Err("--lambda must lie within 0..=1, --lr be positive, --weight-decay at least 0 and --validation \
+                    within 0..0.9"
+            .into());
+    }
+    // Refuse an unwritable output before the work, not after it.
+    let out_dir = args.out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !out_dir.is_dir() {
+        return Err(format!("--out {}: the folder {} does not exist", args.out.display(), out_dir.display()));
+    }
+    if let Some(t) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string())?;
+    }
+    let cfg = TrainConfig {
+        hidden: args.hidden as usize,
+        epochs: args.epochs as usize,
+        batch: args.batch as usize,
+        lr: args.lr,
+        weight_decay: args.weight_decay,
+        lambda: args.lambda,
+        seed: args.seed,
+    };
+    let mut samples = Vec::new();
+    for path in &args.data {
+        samples.extend(read_data(path)?);
+    }
+    let mut train = Dataset::new(&samples, args.variant);
+    drop(samples);
+    if train.is_empty() {
+        return Err(format!("no {} positions in the data", args.variant));
+    }
+    let valid = train.split_off(args.validation);
+    let mut trainer = match &args.resume {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let t = Trainer::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            if t.model.hidden != cfg.hidden {
+                return Err(format!(
+                    "{}: a hidden layer of {}, not --hidden {}",
+                    path.display(),
+                    t.model.hidden,
+                    cfg.hidden
+                ));
+            }
+            t
+        }
+        None => Trainer::new(&cfg, fit_k(&train)),
+    };
+    let k = trainer.k;
+    println!(
+        "{} positions of {} ({} held out), K = {k:.1}; linear evaluation: loss {:.6}{}",
+        train.len() + valid.len(),
+        args.variant,
+        valid.len(),
+        linear_loss(&train, k, cfg.lambda),
+        if valid.is_empty() { String::new() } else { format!("  held out {:.6}", linear_loss(&valid, k, cfg.lambda)) }
+    );
+    let bar = indicatif::ProgressBar::new(cfg.epochs as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_position(trainer.epoch as u64);
+    let mut ckpt = args.out.as_os_str().to_owned();
+    ckpt.push(".ckpt");
+    let ckpt = std::path::PathBuf::from(ckpt);
+    // The network written is the epoch's with the lowest held-out loss (the last one without a held-out set).
+    let mut best = f64::INFINITY;
+    while trainer.epoch < cfg.epochs {
+        let start = Instant::now();
+        let train_loss = trainer.epoch(&cfg, &train);
+        let held = (!valid.is_empty()).then(|| loss(&trainer.model, &valid, k, cfg.lambda));
+        let rate = train.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        let shown = held.map_or(String::new(), |h| format!("  held out {h:.6}"));
+        bar.suspend(|| println!("epoch {:4}  loss {train_loss:.6}{shown}  ({rate:.0} positions/s)", trainer.epoch));
+        bar.set_position(trainer.epoch as u64);
+        let score = held.unwrap_or(train_loss);
+        if score <= best || held.is_none() {
+            best = score;
+            write_atomically(&args.out, &trainer.model.quantise(args.variant).to_bytes())
+                .map_err(|e| format!("{}: {e}", args.out.display()))?;
+        }
+        write_atomically(&ckpt, &trainer.to_bytes()).map_err(|e| format!("{}: {e}", ckpt.display()))?;
+    }
+    bar.finish_and_clear();
+    note(&format!(
+        "network of the best epoch (loss {best:.6}) written to {}; checkpoint of the last epoch: {}",
+        args.out.display(),
+        ckpt.display()
+    ));
+    Ok(())
+}
+
 fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     use cubist::eval::weights::{at, weights};
     use cubist::learn::tune::{self, Params, TuneConfig};
@@ -366,6 +467,7 @@ fn main() -> ExitCode {
         Some(Command::Datagen(args)) => run_datagen(args),
         Some(Command::Tune(args)) => run_tune(args),
         Some(Command::Convert(args)) => run_convert(args),
+        Some(Command::Train(args)) => run_train(args),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

@@ -204,6 +204,7 @@ fn handshake_lists_identity_and_every_option() {
             "option name HaberkornBlackLayer type spin default 5 min 1 max 8",
             "option name HaberkornEnPassant type check default false",
             "option name HaberkornCastling type check default false",
+            "option name EvalFile type string default none",
         ]
     );
     assert_eq!(out.len(), 2 + options.len() + 1);
@@ -755,4 +756,64 @@ fn refused_threads_and_hash_are_errors_under_a_memory_limit() {
     );
     assert!(text.contains("Hash 8192 MiB cannot be allocated") && text.contains("keeps its 16 MiB"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"), "{text}");
+}
+
+/// A network of small random weights for `game`, written to a temporary file.
+fn random_net_file(game: cubist::VariantKind, name: &str) -> std::path::PathBuf {
+    use cubist::eval::nnue::{INPUTS, Network};
+    let mut x = 12345u32;
+    let mut next = |m: i32| {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        (x >> 16) as i32 % m
+    };
+    let hidden = 16;
+    let net = Network {
+        game,
+        hidden,
+        scale: 400,
+        ft_weights: (0..INPUTS * hidden).map(|_| next(41) as i16 - 20).collect(),
+        ft_biases: (0..hidden).map(|_| next(200) as i16).collect(),
+        out_weights: (0..2 * hidden).map(|_| next(255) as i16 - 127).collect(),
+        out_bias: 0,
+    };
+    let path = std::env::temp_dir().join(format!("cubist-uci-{name}-{}.nnue", std::process::id()));
+    std::fs::write(&path, net.to_bytes()).unwrap();
+    path
+}
+
+#[test]
+fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
+    let mut e = Engine::start();
+    let linear = e.ask("eval");
+    assert!(!linear.iter().any(|l| l.starts_with("Network")), "{linear:?}");
+    // A file that is no network: an error naming it, and nothing changes.
+    let bad = std::env::temp_dir().join(format!("cubist-uci-bad-{}.nnue", std::process::id()));
+    std::fs::write(&bad, b"not a network").unwrap();
+    let out = e.ask(&format!("setoption name EvalFile value {}", bad.display()));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].starts_with("info string error: setoption: option EvalFile: ") && out[0].contains("CUBNNUE1"),
+        "{out:?}"
+    );
+    assert_eq!(e.ask("eval"), linear);
+    let missing = e.ask("setoption name EvalFile value /nonexistent/net.nnue");
+    assert!(missing[0].contains("/nonexistent/net.nnue"), "{missing:?}");
+    // A haberkorn network leaves hdc on the linear evaluation.
+    let hab = random_net_file(cubist::VariantKind::Haberkorn, "hab");
+    assert!(e.ask(&format!("setoption name EvalFile value {}", hab.display())).is_empty());
+    assert_eq!(e.ask("eval"), linear);
+    // An hdc network: eval shows its output, and the search plays with it.
+    let hdc = random_net_file(cubist::VariantKind::Hdc, "hdc");
+    assert!(e.ask(&format!("setoption name EvalFile value {}", hdc.display())).is_empty());
+    let with_net = e.ask("eval");
+    assert!(with_net.iter().any(|l| l.starts_with("Network (7168 inputs -> 16) x 2 -> 1, hdc: ")), "{with_net:?}");
+    e.send("go depth 3");
+    let out = e.until_prefix("bestmove ");
+    let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    assert!(hdc_start().parse_move(&best).is_ok(), "{out:?}");
+    assert!(e.ask("setoption name EvalFile value none").is_empty());
+    assert_eq!(e.ask("eval"), linear);
+    for f in [bad, hab, hdc] {
+        let _ = std::fs::remove_file(f);
+    }
 }

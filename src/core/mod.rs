@@ -21,6 +21,6 @@ pub use fen::FenError;
 pub use moves::{Move, MoveFlag, MoveList};
 pub use notation::MoveError;
 pub use piece::{Color, Piece, PieceKind};
-pub use position::{GameState, Position, Undo};
+pub use position::{GameState, PieceChanges, Position, Undo};
 pub use square::Square;
 pub use variant::{HABERKORN_LAYERS, Variant, VariantKind};

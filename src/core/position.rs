@@ -84,6 +84,15 @@ pub struct Undo {
     checkers: Bitboard,
 }
 
+/// The pieces a move takes off the board and puts on it ([`Position::changes`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PieceChanges {
+    /// Pieces taken off, with the squares they leave (at most the mover, a rook and a victim).
+    pub removed: arrayvec::ArrayVec<(Piece, Square), 3>,
+    /// Pieces put on, with their squares (the mover or its promotion, and a castling rook).
+    pub added: arrayvec::ArrayVec<(Piece, Square), 2>,
+}
+
 /// A position of either variant.
 #[derive(Clone)]
 pub struct Position {
@@ -592,6 +601,41 @@ impl Position {
             key: self.key,
             checkers: self.checkers,
         }
+    }
+
+    /// The pieces that `m` (legal here) takes off the board and puts on it,
+    /// as [`Position::make`] would: what an incrementally kept evaluation
+    /// must update, known before the move is made.
+    pub fn changes(&self, m: Move) -> PieceChanges {
+        let mut c = PieceChanges::default();
+        let (from, to) = (m.from(), m.to());
+        let Some(piece) = self.piece_at(from) else { return c };
+        c.removed.push((piece, from));
+        match m.flag() {
+            MoveFlag::Castle => match self.castle_move_rule(from, to) {
+                Some(rule) => {
+                    let rook = Piece::new(piece.color, PieceKind::Rook);
+                    c.removed.push((rook, rule.rook_from));
+                    c.added.push((piece, to));
+                    c.added.push((rook, rule.rook_to));
+                }
+                None => c.removed.clear(),
+            },
+            MoveFlag::EnPassant => {
+                if let Some(ep) = self.en_passant {
+                    c.removed.push((Piece::new(!piece.color, PieceKind::Pawn), ep.victim));
+                }
+                c.added.push((piece, to));
+            }
+            MoveFlag::Normal => {
+                if let Some(cap) = self.piece_at(to) {
+                    c.removed.push((cap, to));
+                }
+                let placed = m.promotion_kind().map_or(piece, |k| Piece::new(piece.color, k));
+                c.added.push((placed, to));
+            }
+        }
+        c
     }
 
     /// Plays a legal move (trusted: from the move generator). Returns what

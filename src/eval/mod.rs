@@ -11,46 +11,23 @@
 //! its per-thread `cache`) → this module's interface.
 
 pub(crate) mod cache;
+pub mod evaluator;
 pub(crate) mod linear;
+pub mod nnue;
 pub(crate) mod pair;
 pub(crate) mod psq;
 pub mod values;
 pub mod weights;
 
+pub use evaluator::Evaluator;
 pub use linear::{Features, evaluate, features, trace};
 pub use pair::Pair;
 pub use values::piece_value;
 
-use crate::core::{Move, Position};
+use crate::core::{Move, Position, VariantKind};
 use cache::EvalCache;
-
-/// What a search thread's evaluation does for the search: score a position,
-/// follow the moves the search makes and takes back (for state kept
-/// incrementally, such as a network's accumulator), warm its memory ahead of
-/// a lookup, and explain a score.
-pub trait Evaluator: Send {
-    /// The static evaluation of `pos` in centipawns from the side to move's view.
-    fn evaluate(&mut self, pos: &Position) -> i32;
-
-    /// `pos` is about to play `mv`; called before [`Position::make`].
-    #[inline(always)]
-    fn make(&mut self, pos: &Position, mv: Move) {
-        let _ = (pos, mv);
-    }
-
-    /// The move last followed by [`Evaluator::make`] was taken back.
-    #[inline(always)]
-    fn unmake(&mut self) {}
-
-    /// The search will soon evaluate the position of key `key`.
-    #[inline(always)]
-    fn prefetch(&self, key: u64) {
-        let _ = key;
-    }
-
-    /// A table of the evaluation's terms and its final score, for the UCI `eval` command.
-    fn trace(&self, pos: &Position) -> String;
-}
+use nnue::{Network, Nnue};
+use std::sync::Arc;
 
 /// The linear evaluation with its per-thread cache of evaluations and pawn
 /// terms. Material and placement need no move hooks: [`Position`] keeps
@@ -73,5 +50,89 @@ impl Evaluator for Linear {
 
     fn trace(&self, pos: &Position) -> String {
         linear::trace(pos)
+    }
+}
+
+/// The networks loaded for each game (none: that game uses [`Linear`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Networks {
+    /// hdc's network.
+    pub hdc: Option<Arc<Network>>,
+    /// haberkorn's network.
+    pub haberkorn: Option<Arc<Network>>,
+}
+
+impl Networks {
+    /// The network of `game`, if one is loaded.
+    pub fn get(&self, game: VariantKind) -> Option<&Arc<Network>> {
+        match game {
+            VariantKind::Hdc => self.hdc.as_ref(),
+            VariantKind::Haberkorn => self.haberkorn.as_ref(),
+        }
+    }
+
+    /// Puts `net` in place for its game.
+    pub fn set(&mut self, net: Arc<Network>) {
+        match net.game {
+            VariantKind::Hdc => self.hdc = Some(net),
+            VariantKind::Haberkorn => self.haberkorn = Some(net),
+        }
+    }
+}
+
+/// A search thread's evaluation: the position's game's network when one is
+/// loaded, the linear evaluation otherwise.
+pub enum SearchEval {
+    /// The linear evaluation.
+    Linear(Linear),
+    /// A network with its accumulator stack.
+    Network(Box<Nnue>),
+}
+
+impl SearchEval {
+    /// The evaluation for a search of `pos`: its game's network in `nets`, or the linear one.
+    pub fn new(nets: &Networks, pos: &Position) -> SearchEval {
+        match nets.get(pos.variant().kind) {
+            Some(net) => SearchEval::Network(Box::new(Nnue::new(Arc::clone(net), pos))),
+            None => SearchEval::Linear(Linear::default()),
+        }
+    }
+}
+
+impl Evaluator for SearchEval {
+    #[inline]
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        match self {
+            SearchEval::Linear(e) => e.evaluate(pos),
+            SearchEval::Network(e) => e.evaluate(pos),
+        }
+    }
+
+    #[inline(always)]
+    fn make(&mut self, pos: &Position, mv: Move) {
+        if let SearchEval::Network(e) = self {
+            e.make(pos, mv);
+        }
+    }
+
+    #[inline(always)]
+    fn unmake(&mut self) {
+        if let SearchEval::Network(e) = self {
+            e.unmake();
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        if let SearchEval::Linear(e) = self {
+            e.prefetch(key);
+        }
+    }
+
+    fn trace(&self, pos: &Position) -> String {
+        match self {
+            SearchEval::Linear(e) => e.trace(pos),
+            SearchEval::Network(e) => e.trace(pos),
+        }
     }
 }

@@ -22,7 +22,7 @@
 //! i16 first-layer biases (H), i16 output weights (2H), i32 output bias,
 //! and a u64 FNV-1a checksum of every byte before it.
 
-use super::Evaluator;
+use super::evaluator::Evaluator;
 use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
 use std::path::Path;
 use std::sync::Arc;
@@ -180,8 +180,7 @@ impl Network {
         if fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(bytes[expected - 8..].try_into().unwrap_or_default()) {
             return Err(NetError::Checksum);
         }
-        let mut values =
-            bytes[HEADER..HEADER + 2 * shorts].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let mut values = bytes[HEADER..HEADER + 2 * shorts].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
         let ft_weights: Vec<i16> = values.by_ref().take(INPUTS * hidden).collect();
         let ft_biases: Vec<i16> = values.by_ref().take(hidden).collect();
         let out_weights: Vec<i16> = values.take(2 * hidden).collect();
@@ -238,8 +237,8 @@ impl Network {
             Color::Black => (&acc[h..2 * h], &acc[..h]),
         };
         let sum = screlu_dot(us, &self.out_weights[..h]).wrapping_add(screlu_dot(them, &self.out_weights[h..]));
-        ((i64::from(sum) / i64::from(QA) + i64::from(self.out_bias)) * i64::from(self.scale)
-            / i64::from(QA * QB)) as i32
+        ((i64::from(sum) / i64::from(QA) + i64::from(self.out_bias)) * i64::from(self.scale) / i64::from(QA * QB))
+            as i32
     }
 
     /// The evaluation of `pos` from scratch (no accumulator kept).
@@ -383,5 +382,119 @@ impl Evaluator for Nnue {
             white as f64 / 100.0,
             cp as f64 / 100.0
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+    use rand::rngs::StdRng;
+    use rand::seq::IndexedRandom;
+    use rand::{RngExt, SeedableRng};
+
+    /// A network of random weights (small enough that nothing overflows).
+    fn random_net(game: VariantKind, hidden: usize, seed: u64) -> Network {
+        let mut rng = StdRng::seed_from_u64(seed);
+        Network {
+            game,
+            hidden,
+            scale: 400,
+            ft_weights: (0..INPUTS * hidden).map(|_| rng.random_range(-40..=40)).collect(),
+            ft_biases: (0..hidden).map(|_| rng.random_range(-100..=200)).collect(),
+            out_weights: (0..2 * hidden).map(|_| rng.random_range(-128..=127)).collect(),
+            out_bias: rng.random_range(-5000..5000),
+        }
+    }
+
+    /// Plays random games, checking at every node that the kept accumulator
+    /// gives what a refresh from scratch gives, also after unmaking.
+    fn playouts(variant: Variant, seed: u64) {
+        let net = Arc::new(random_net(variant.kind, 48, seed));
+        let mut rng = StdRng::seed_from_u64(seed);
+        for _ in 0..3 {
+            let mut pos = Position::start(variant);
+            let mut e = Nnue::new(Arc::clone(&net), &pos);
+            let mut made = Vec::new();
+            for _ in 0..60 {
+                let moves = pos.legal_moves();
+                let Some(&m) = moves.choose(&mut rng) else { break };
+                e.make(&pos, m);
+                made.push((m, pos.make(m)));
+                assert_eq!(e.evaluate(&pos), net.evaluate(&pos), "{}", pos.fen());
+            }
+            while let Some((m, undo)) = made.pop() {
+                pos.unmake(m, &undo);
+                e.unmake();
+                assert_eq!(e.evaluate(&pos), net.evaluate(&pos), "{}", pos.fen());
+            }
+        }
+    }
+
+    #[test]
+    fn the_kept_accumulator_equals_a_refresh_in_hdc() {
+        playouts(Variant::hdc(), 1);
+    }
+
+    #[test]
+    fn the_kept_accumulator_equals_a_refresh_in_haberkorn_on_3_to_8_layers() {
+        for layers in crate::core::HABERKORN_LAYERS {
+            let v = Variant::haberkorn_with(layers, 1, layers, true, true).unwrap();
+            playouts(v, u64::from(layers));
+        }
+    }
+
+    #[test]
+    fn the_simd_and_portable_paths_agree() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for n in [1usize, 15, 16, 17, 64, 100, 256] {
+            let acc: Vec<i16> = (0..n).map(|_| rng.random_range(-400..=400)).collect();
+            let w: Vec<i16> = (0..n).map(|_| rng.random_range(-128..=128)).collect();
+            let portable = screlu_dot_portable(&acc, &w);
+            assert_eq!(screlu_dot(&acc, &w), portable);
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+            assert_eq!(screlu_dot_avx2(&acc, &w), portable);
+            let exact: i64 = acc.iter().zip(&w).map(|(&a, &w)| i64::from(a.clamp(0, 255)).pow(2) * i64::from(w)).sum();
+            assert_eq!(i64::from(portable), exact);
+        }
+    }
+
+    #[test]
+    fn black_sees_the_mirrored_board() {
+        // The start position is symmetric under the rank mirror in hdc: both
+        // perspectives hold the same inputs, so the score is the same for either side to move.
+        let net = random_net(VariantKind::Hdc, 16, 3);
+        let pos = Position::start(Variant::hdc());
+        let [white, black] = features(&pos);
+        let (mut w, mut b) = (white.clone(), black.clone());
+        w.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(w, b);
+        let mut acc = vec![0; 32];
+        net.refresh(&pos, &mut acc);
+        assert_eq!(net.output(&acc, Color::White), net.output(&acc, Color::Black));
+    }
+
+    #[test]
+    fn a_net_file_round_trips_and_bad_files_are_refused() {
+        let net = random_net(VariantKind::Haberkorn, 8, 9);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes), Ok(net.clone()));
+        assert_eq!(Network::from_bytes(b"nonsense"), Err(NetError::Magic));
+        let mut bad = bytes.clone();
+        bad[9] = 7;
+        assert!(matches!(Network::from_bytes(&bad), Err(NetError::Architecture { found: 7, .. })));
+        let mut bad = bytes.clone();
+        bad[8] = 5;
+        assert_eq!(Network::from_bytes(&bad), Err(NetError::Game(5)));
+        assert!(matches!(Network::from_bytes(&bytes[..bytes.len() - 1]), Err(NetError::Size { .. })));
+        let mut bad = bytes.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 1;
+        assert_eq!(Network::from_bytes(&bad), Err(NetError::Checksum));
+        let mut bad = bytes.clone();
+        bad[16..20].copy_from_slice(&0u32.to_le_bytes());
+        assert_eq!(Network::from_bytes(&bad), Err(NetError::Hidden(0)));
+        assert!(matches!(Network::load(Path::new("/nonexistent/x.nnue")), Err(NetError::Io(_))));
     }
 }

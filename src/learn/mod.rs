@@ -4,4 +4,5 @@
 
 pub mod data;
 pub mod datagen;
+pub mod train;
 pub mod tune;

@@ -3,6 +3,7 @@
 
 use super::skill;
 use crate::core::{Move, Position};
+use crate::eval::Networks;
 use std::time::Duration;
 
 /// What `go` asks for. Every field is optional; none set means "search until stopped".
@@ -91,6 +92,8 @@ pub struct Settings {
     pub move_overhead_ms: u64,
     /// How moves are chosen.
     pub strategy: Strategy,
+    /// The evaluation networks by game (a game without one uses the linear evaluation).
+    pub networks: Networks,
     /// Playing level, 0 to `skill::MAX_LEVEL` (full strength, the default); see `skill`.
     pub skill_level: u8,
 }
@@ -104,6 +107,7 @@ impl Default for Settings {
             move_overhead_ms: 10,
             strategy: Strategy::Search,
             skill_level: skill::MAX_LEVEL,
+            networks: Networks::default(),
         }
     }
 }

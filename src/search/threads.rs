@@ -329,6 +329,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         limits,
         params,
         multipv: settings.multipv.max(1),
+        networks: settings.networks.clone(),
     };
     // Helpers hand their proposals in here.
     let helper_proposals: Mutex<Vec<Proposal>> = Mutex::new(Vec::new());

@@ -14,7 +14,7 @@ use super::signals::Signals;
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use crate::core::{Move, PieceKind, Position, Undo};
-use crate::eval::{Evaluator, Linear};
+use crate::eval::{Evaluator, Networks, SearchEval};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A node counter on its own cache line (one per thread, summed for reports).
@@ -40,6 +40,8 @@ pub struct Shared<'a> {
     pub params: SearchParams,
     /// Lines to search.
     pub multipv: usize,
+    /// The evaluation networks by game.
+    pub networks: Networks,
 }
 
 impl Shared<'_> {
@@ -108,7 +110,7 @@ pub struct Searcher<'a> {
     pub(super) hist: History,
     pub(super) buf: MoveBuffer,
     /// The evaluation (with its per-thread memory).
-    pub(super) eval: Linear,
+    pub(super) eval: SearchEval,
     pub(super) nodes: u64,
     pub(super) seldepth: usize,
     pub(super) pv: Vec<[Move; MAX_PLY + 1]>,
@@ -131,13 +133,14 @@ impl<'a> Searcher<'a> {
         let t = &shared.params.tunables;
         let game = t.for_game(pos.variant().kind);
         let lmr = lmr_table(game.lmr_base, t.lmr_divisor);
+        let eval = SearchEval::new(&shared.networks, &pos);
         Searcher {
             id,
             shared,
             pos,
             hist: History::new(),
             buf: MoveBuffer::new(),
-            eval: Linear::default(),
+            eval,
             nodes: 0,
             seldepth: 0,
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],

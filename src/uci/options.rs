@@ -9,7 +9,10 @@
 use super::echo::shown;
 use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
+use crate::eval::Networks;
+use crate::eval::nnue::Network;
 use crate::search::{EngineError, SearchParams, Settings, Strategy, skill};
+use std::sync::Arc;
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
 
@@ -48,6 +51,8 @@ pub enum OptionId {
     HaberkornEnPassant,
     /// `HaberkornCastling`: switch the optional castling rule on.
     HaberkornCastling,
+    /// `EvalFile`: a network file to evaluate its game with (`none`: the linear evaluation).
+    EvalFile,
 }
 
 /// The type, default and range of an option, as `uci` announces it.
@@ -76,6 +81,11 @@ pub enum OptionKind {
     },
     /// `type button`: an action without a value.
     Button,
+    /// `type string`: any text.
+    Text {
+        /// The value at start.
+        default: &'static str,
+    },
 }
 
 /// One option: its UCI name, kind and a line for `help` and protocol.md.
@@ -96,7 +106,7 @@ const fn spin(default: i64, min: i64, max: i64) -> OptionKind {
 }
 
 /// Every option, indexed by [`OptionId`].
-pub const SPECS: [OptionSpec; 16] = [
+pub const SPECS: [OptionSpec; 17] = [
     OptionSpec { id: OptionId::Hash, name: "Hash", kind: spin(16, 1, 65536), about: "transposition table size in MiB" },
     OptionSpec { id: OptionId::Threads, name: "Threads", kind: spin(1, 1, 1024), about: "search threads" },
     OptionSpec {
@@ -183,7 +193,16 @@ pub const SPECS: [OptionSpec; 16] = [
         kind: OptionKind::Check { default: false },
         about: "haberkorn: the optional castling rule (O-O and O-O-O on each side's setup layer)",
     },
+    OptionSpec {
+        id: OptionId::EvalFile,
+        name: "EvalFile",
+        kind: OptionKind::Text { default: NO_NETWORK },
+        about: "a network file (cubist train): its game is evaluated by it; none: the linear evaluation in both games",
+    },
 ];
+
+/// The `EvalFile` value that unloads every network.
+pub const NO_NETWORK: &str = "none";
 
 impl OptionSpec {
     /// The option announced by `uci`, as vampirc-uci writes it.
@@ -200,6 +219,7 @@ impl OptionSpec {
                 var: vars.iter().map(|v| v.to_string()).collect(),
             },
             OptionKind::Button => UciOptionConfig::Button { name },
+            OptionKind::Text { default } => UciOptionConfig::String { name, default: Some(default.to_string()) },
         }
     }
 }
@@ -233,6 +253,14 @@ pub enum OptionError {
         /// The largest value accepted.
         max: i64,
     },
+    /// A network file that was refused.
+    #[error("option EvalFile: {file}: {why}; unchanged")]
+    EvalFile {
+        /// The file given.
+        file: String,
+        /// Why it was refused.
+        why: String,
+    },
     /// A check value that is not `true` or `false`.
     #[error("option {name}: '{value}' is not true or false; unchanged")]
     NotABool {
@@ -254,11 +282,12 @@ pub enum OptionError {
 }
 
 /// A value an option holds.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 enum Value {
     Bool(bool),
     Int(i64),
     Word(&'static str),
+    Text(String),
     None,
 }
 
@@ -281,6 +310,8 @@ pub struct Options {
     values: [Value; SPECS.len()],
     /// The search's tunables (UCI options only in builds with the `tune` feature).
     params: SearchParams,
+    /// The evaluation networks loaded by `EvalFile`.
+    networks: Networks,
 }
 
 impl Default for Options {
@@ -291,8 +322,10 @@ impl Default for Options {
                 OptionKind::Spin { default, .. } => Value::Int(default),
                 OptionKind::Combo { default, .. } => Value::Word(default),
                 OptionKind::Button => Value::None,
+                OptionKind::Text { default } => Value::Text(default.to_string()),
             }),
             params: SearchParams::default(),
+            networks: Networks::default(),
         }
     }
 }
@@ -345,14 +378,18 @@ impl Options {
                     return Err(OptionError::NotInCombo { name: spec.name, value: shown(v), vars: vars.join(" ") });
                 }
             },
+            (OptionKind::Text { .. }, Some(v)) => Value::Text(v.to_string()),
         };
+        if spec.id == OptionId::EvalFile {
+            return self.set_eval_file(new);
+        }
         // A value that changes nothing has no effect: above all, it does not reset the position.
         if spec.kind != OptionKind::Button && self.values[spec.id as usize] == new {
             return Ok(Effect::Stored);
         }
         self.values[spec.id as usize] = new;
         Ok(match spec.id {
-            OptionId::Ponder => Effect::Stored,
+            OptionId::Ponder | OptionId::EvalFile => Effect::Stored,
             OptionId::ClearHash => Effect::ClearHash,
             OptionId::Hash
             | OptionId::Threads
@@ -369,6 +406,27 @@ impl Options {
             | OptionId::HaberkornEnPassant
             | OptionId::HaberkornCastling => Effect::Variant,
         })
+    }
+
+    /// `EvalFile`: loads the network (checked: magic, architecture, game,
+    /// size, checksum) and puts it in place for its game; `none` unloads
+    /// every network. A file that is refused changes nothing.
+    fn set_eval_file(&mut self, value: Value) -> Result<Effect, OptionError> {
+        let Value::Text(path) = &value else { return Err(OptionError::MissingValue("EvalFile")) };
+        if path.eq_ignore_ascii_case(NO_NETWORK) {
+            self.networks = Networks::default();
+        } else {
+            let net = Network::load(std::path::Path::new(path))
+                .map_err(|e| OptionError::EvalFile { file: shown(path), why: e.to_string() })?;
+            self.networks.set(Arc::new(net));
+        }
+        self.values[OptionId::EvalFile as usize] = value;
+        Ok(Effect::Settings)
+    }
+
+    /// The networks loaded by `EvalFile`.
+    pub fn networks(&self) -> &Networks {
+        &self.networks
     }
 
     /// A search tunable by name (builds with the `tune` feature only).
@@ -415,10 +473,11 @@ impl Options {
 
     /// The current value as `setoption` would write it (empty for a button).
     pub fn value_text(&self, id: OptionId) -> String {
-        match self.values[id as usize] {
+        match &self.values[id as usize] {
             Value::Bool(b) => b.to_string(),
             Value::Int(n) => n.to_string(),
             Value::Word(w) => w.to_string(),
+            Value::Text(t) => t.clone(),
             Value::None => String::new(),
         }
     }
@@ -437,6 +496,7 @@ impl Options {
             } else {
                 self.int(OptionId::SkillLevel) as u8
             },
+            networks: self.networks.clone(),
         }
     }
 

@@ -8,6 +8,7 @@ use super::fmt::{self, Output};
 use super::options::{Effect, OptionId, Options};
 use crate::bench;
 use crate::core::{Move, Position};
+use crate::eval::Evaluator;
 use crate::search::{Engine, Limits};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -285,9 +286,15 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    /// `eval`: the static evaluation (material only until the search's evaluation lands).
+    /// `eval`: the linear evaluation term by term and, when a network of the
+    /// position's game is loaded (`EvalFile`), the network's output (the one the search uses).
     pub fn eval(&mut self, _call: &Call) -> Handled {
-        self.out.send(crate::eval::trace(&self.pos).trim_end());
+        let mut text = crate::eval::trace(&self.pos);
+        if let Some(net) = self.options.networks().get(self.pos.variant().kind) {
+            text.push_str(&crate::eval::nnue::Nnue::new(Arc::clone(net), &self.pos).trace(&self.pos));
+            text.push_str("The search uses the network (EvalFile none: the linear evaluation).");
+        }
+        self.out.send(text.trim_end());
         Ok(Flow::Continue)
     }
 
