@@ -88,6 +88,9 @@ pub struct TrainCli {
     /// Share of the positions (the last ones, whole games) held out to report the loss on unseen games.
     #[arg(long, default_value_t = 0.1)]
     pub validation: f64,
+    /// Data sets held out instead of a share of --data (the same positions for runs on different data).
+    #[arg(long, num_args = 1..)]
+    pub held_out: Vec<std::path::PathBuf>,
     /// The seed of the initial weights and the shuffles.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

@@ -243,7 +243,15 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
     if train.is_empty() {
         return Err(format!("no {} positions in the data", args.variant));
     }
-    let valid = train.split_off(args.validation);
+    let valid = if args.held_out.is_empty() {
+        train.split_off(args.validation)
+    } else {
+        let mut held = Vec::new();
+        for path in &args.held_out {
+            held.extend(read_data(path)?);
+        }
+        Dataset::new(&held, args.variant)
+    };
     let mut trainer = match &args.resume {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
