@@ -161,7 +161,7 @@ pub struct TuneCli {
 /// `cubist datagen`: self-play at a fixed node count per move.
 #[derive(Args)]
 pub struct DatagenCli {
-    /// The data set to write (created or truncated).
+    /// The data set to write: created, or (binary) resumed when it exists: its games are skipped.
     #[arg(long, short = 'o')]
     pub out: std::path::PathBuf,
     /// The format written (default: text for a `.txt` name, binary otherwise).

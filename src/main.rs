@@ -143,13 +143,13 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 }
 
 fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
-    use cubist::learn::data::Format;
+    use cubist::learn::data::{Format, read_games};
     use cubist::learn::datagen::DatagenConfig;
     let shard = match &args.shard {
         None => Shard::whole(),
         Some(spec) => spec.parse::<Shard>().map_err(|e| e.to_string())?,
     };
-    let cfg = DatagenConfig {
+    let mut cfg = DatagenConfig {
         games: args.games,
         nodes: args.nodes,
         game: args.game,
@@ -160,18 +160,46 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
         max_plies: args.max_plies,
         shard,
         format: args.format.unwrap_or_else(|| Format::of_path(&args.out)),
+        done: Default::default(),
     };
-    let file = std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let name = args.out.display();
+    // A binary output that exists is resumed: its whole games are kept and skipped, a torn last record dropped.
+    let existing = match cfg.format {
+        Format::Binary => std::fs::read(&args.out).ok().filter(|b| !b.is_empty()),
+        Format::Text => None,
+    };
+    let file = match existing {
+        Some(bytes) => {
+            let found = read_games(&bytes).map_err(|e| format!("{name}: {e}; not resumed (remove it to start anew)"))?;
+            if !found.errors.is_empty() {
+                return Err(format!("{name}: {}; not resumed (remove it to start anew)", found.errors[0]));
+            }
+            if found.header != cfg.header() {
+                return Err(format!(
+                    "{name} holds games of other settings ('{}', this run: '{}'); not resumed",
+                    found.header,
+                    cfg.header()
+                ));
+            }
+            cfg.done = found.games.iter().map(|g| g.index).collect();
+            let file = std::fs::OpenOptions::new().write(true).open(&args.out).map_err(|e| format!("{name}: {e}"))?;
+            file.set_len(found.end as u64).map_err(|e| format!("{name}: {e}"))?;
+            let mut file = file;
+            std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0)).map_err(|e| format!("{name}: {e}"))?;
+            note(&format!("{name}: resuming after {} games already written", cfg.done.len()));
+            file
+        }
+        None => std::fs::File::create(&args.out).map_err(|e| format!("{name}: {e}"))?,
+    };
     let mut out = std::io::BufWriter::new(file);
     let start = Instant::now();
     let done = cubist::learn::datagen::run(&cfg, &mut out, true)?;
     let secs = start.elapsed().as_secs_f64();
     note(&format!(
-        "{} games, {} positions in {secs:.1} s ({:.0} positions/s) written to {}",
+        "{} games, {} positions in {secs:.1} s ({:.0} positions/s) written to {name}",
         done.games,
         done.positions,
         done.positions as f64 / secs.max(1e-9),
-        args.out.display()
     ));
     Ok(())
 }

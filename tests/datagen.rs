@@ -214,3 +214,48 @@ fn a_killed_binary_run_keeps_every_finished_game() {
     assert!(samples.len() >= 10, "{} samples", samples.len());
     let _ = std::fs::remove_file(out);
 }
+
+#[test]
+fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
+    let args = ["--games", "24", "--nodes", "400", "--max-plies", "40", "--seed", "11", "--threads", "1"];
+    let run = |out: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_cubist")).arg("datagen").args(args).arg("--out").arg(out).output().unwrap()
+    };
+    let whole = out_file("resume-whole").with_extension("bin");
+    assert!(run(&whole).status.success());
+    let expect = std::fs::read(&whole).unwrap();
+    let out = out_file("resume-killed").with_extension("bin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .arg("datagen")
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::metadata(&out).map_or(0, |m| m.len() as usize) < expect.len() / 3
+        && start.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let cut = std::fs::read(&out).unwrap().len();
+    assert!(cut < expect.len(), "the run ended before it was killed");
+    let o = run(&out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("resuming after"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&out).unwrap(), expect, "killed at {cut} of {} bytes", expect.len());
+    // Other settings never add to the file.
+    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["datagen", "--games", "24", "--nodes", "500", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds games of other settings"));
+    assert_eq!(std::fs::read(&out).unwrap(), expect);
+    let _ = std::fs::remove_file(whole);
+    let _ = std::fs::remove_file(out);
+}

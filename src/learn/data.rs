@@ -8,7 +8,8 @@
 //!   a ply), so a position costs a few bytes. Layout (little-endian):
 //!
 //!   ```text
-//!   file   := MAGIC record*
+//!   file   := MAGIC header record*
+//!   header := u32 length, then that many bytes of UTF-8 text (the run's settings)
 //!   record := u32 length, then `length` bytes of:
 //!             u64 game index, u8 result (0 Black won, 1 draw, 2 White won),
 //!             u8 game (0 hdc, 1 haberkorn), u8 layers, u8 White's setup layer,
@@ -259,10 +260,14 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameData, String> {
     Ok(GameData { index, start, plies, result })
 }
 
-/// What a binary file held: its games, an error for each record that could
-/// not be decoded (skipped), and whether the file ends in a torn record.
+/// What a binary file held: its header, its games, an error for each record
+/// that could not be decoded (skipped), and whether the file ends in a torn record.
 #[derive(Debug, Default)]
 pub struct GameFile {
+    /// The header text (the settings of the run that wrote the file).
+    pub header: String,
+    /// The byte offset just after the last whole record (where appending resumes).
+    pub end: usize,
     /// The games, in file order.
     pub games: Vec<GameData>,
     /// Records that could not be decoded.
@@ -272,12 +277,26 @@ pub struct GameFile {
     pub torn_at: Option<usize>,
 }
 
+/// The start of a binary file: [`MAGIC`] and the header.
+pub fn file_start(header: &str) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out
+}
+
 /// Reads a binary data file's bytes (starting with [`MAGIC`]).
 pub fn read_games(bytes: &[u8]) -> Result<GameFile, String> {
-    let Some(mut rest) = bytes.strip_prefix(&MAGIC[..]) else {
+    let Some(rest) = bytes.strip_prefix(&MAGIC[..]) else {
         return Err("not a Cubist binary data file (no CUBDATA1 magic)".into());
     };
-    let mut file = GameFile::default();
+    let len = rest.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let Some(text) = len.and_then(|n| rest.get(4..4 + n)) else {
+        return Err("the binary data file's header is cut short".into());
+    };
+    let header = String::from_utf8(text.to_vec()).map_err(|_| "the binary data file's header is not text")?;
+    let mut rest = &rest[4 + text.len()..];
+    let mut file = GameFile { header, end: bytes.len() - rest.len(), ..GameFile::default() };
     let mut record = 0;
     while !rest.is_empty() {
         record += 1;
@@ -295,6 +314,7 @@ pub fn read_games(bytes: &[u8]) -> Result<GameFile, String> {
             Err(reason) => file.errors.push(DataError { where_: "record", at: record, reason }),
         }
         rest = &rest[4 + len..];
+        file.end = bytes.len() - rest.len();
     }
     Ok(file)
 }
@@ -351,7 +371,7 @@ pub fn write_text(out: &mut impl Write, samples: &[Sample]) -> io::Result<()> {
 /// Writes samples in the binary format, each as a game of one unplayed ply
 /// (the text format keeps no moves), numbered from 0.
 pub fn write_binary(out: &mut impl Write, samples: &[Sample]) -> io::Result<()> {
-    out.write_all(&MAGIC)?;
+    out.write_all(&file_start("converted from text"))?;
     let mut buf = Vec::new();
     for (i, s) in samples.iter().enumerate() {
         let score = i16::try_from(s.score).unwrap_or(if s.score < 0 { i16::MIN + 1 } else { i16::MAX });
@@ -432,6 +452,10 @@ mod tests {
         let file = read_games(torn).unwrap();
         assert_eq!(file.games.len(), 1);
         assert!(file.torn_at.is_some());
+        assert_eq!(file.header, "converted from text");
+        // Appending resumes where the first whole records end.
+        assert_eq!(file.torn_at, Some(file.end));
+        assert!(read_games(&MAGIC).is_err() && read_games(&file_start("x")[..10]).is_err());
         // An illegal move inside a whole record is refused, the record skipped.
         let mut bad = Vec::new();
         let game = GameData {
@@ -441,9 +465,10 @@ mod tests {
             result: 0.5,
         };
         game.encode(&mut bad);
-        let mut file = MAGIC.to_vec();
+        let start = file_start("converted from text");
+        let mut file = start.clone();
         file.extend_from_slice(&bad);
-        file.extend_from_slice(&bin[MAGIC.len()..]);
+        file.extend_from_slice(&bin[start.len()..]);
         let read = read_games(&file).unwrap();
         assert_eq!(read.games.len(), 2);
         assert_eq!(read.errors.len(), 1);

@@ -16,7 +16,7 @@
 //! move and score, a few bytes a position), or `GAME ; FEN ; SCORE ; RESULT`
 //! lines for the samples alone.
 
-use super::data::{Format, GameData, MAGIC};
+use super::data::{Format, GameData, file_start};
 use crate::arena::openings::play_random_plies;
 use crate::arena::shard::Shard;
 use crate::core::{Color, GameState, HABERKORN_LAYERS, Move, Position, Variant, VariantKind};
@@ -26,6 +26,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::str::FromStr;
 use std::sync::Mutex;
@@ -84,6 +85,19 @@ pub struct DatagenConfig {
     pub shard: Shard,
     /// The file format written.
     pub format: Format,
+    /// Games already in the output (a resumed run): skipped, and no header is written.
+    pub done: BTreeSet<u64>,
+}
+
+impl DatagenConfig {
+    /// The settings that decide the games, as the binary header records them:
+    /// a run resumes only a file whose header is the same.
+    pub fn header(&self) -> String {
+        format!(
+            "cubist datagen: nodes={} game={:?} random_plies={} seed={} max_plies={} hash={} shard={}",
+            self.nodes, self.game, self.random_plies, self.seed, self.max_plies, self.hash_mb, self.shard
+        )
+    }
 }
 
 impl Default for DatagenConfig {
@@ -99,6 +113,7 @@ impl Default for DatagenConfig {
             max_plies: 400,
             shard: Shard::whole(),
             format: Format::Binary,
+            done: BTreeSet::new(),
         }
     }
 }
@@ -232,7 +247,8 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
         return Err("--nodes, --threads and --hash must be at least 1".into());
     }
     let header = match cfg.format {
-        Format::Binary => out.write_all(&MAGIC),
+        _ if !cfg.done.is_empty() => Ok(()),
+        Format::Binary => out.write_all(&file_start(&cfg.header())),
         Format::Text => writeln!(
             out,
             "# cubist {} datagen: games={} nodes={} game={:?} random_plies={} seed={} max_plies={} shard={}",
@@ -248,7 +264,7 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
         .and_then(|_| writeln!(out, "# GAME ; FEN ; SCORE (centipawns, White's view) ; RESULT (White's: 1, 0.5, 0)")),
     };
     header.and_then(|_| out.flush()).map_err(|e| format!("writing the data set: {e}"))?;
-    let indices: Vec<u64> = (0..cfg.games).filter(|&i| cfg.shard.contains(i)).collect();
+    let indices: Vec<u64> = (0..cfg.games).filter(|&i| cfg.shard.contains(i) && !cfg.done.contains(&i)).collect();
     let bar = if progress { ProgressBar::new(indices.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games, {msg}")
@@ -323,7 +339,7 @@ mod tests {
     fn games_round_trip_through_both_formats() {
         let cfg = tiny(Games::Both);
         let mut engine = Engine::new(Settings { hash_mb: 2, ..Settings::default() });
-        let mut file = MAGIC.to_vec();
+        let mut file = file_start(&cfg.header());
         let mut games = Vec::new();
         for index in 0..2 {
             let game = play_game(&mut engine, &cfg, index);
