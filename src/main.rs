@@ -170,7 +170,8 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     };
     let file = match existing {
         Some(bytes) => {
-            let found = read_games(&bytes).map_err(|e| format!("{name}: {e}; not resumed (remove it to start anew)"))?;
+            let found =
+                read_games(&bytes).map_err(|e| format!("{name}: {e}; not resumed (remove it to start anew)"))?;
             if !found.errors.is_empty() {
                 return Err(format!("{name}: {}; not resumed (remove it to start anew)", found.errors[0]));
             }
@@ -327,8 +328,9 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
         let score = held.unwrap_or(train_loss);
         if score <= best || held.is_none() {
             best = score;
-            write_atomically(&args.out, &trainer.model.quantise(args.variant).to_bytes())
-                .map_err(|e| format!("{}: {e}", args.out.display()))?;
+            let net = trainer.model.quantise(args.variant);
+            net.check_range().map_err(|e| format!("epoch {}: {e}; try a larger --weight-decay", trainer.epoch))?;
+            write_atomically(&args.out, &net.to_bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
         }
         write_atomically(&ckpt, &trainer.to_bytes()).map_err(|e| format!("{}: {e}", ckpt.display()))?;
     }

@@ -2,8 +2,10 @@
 //!
 //! Architecture `(768·… inputs → H) × 2 → 1`, here `(7168 → H) × 2 → 1`:
 //! an input per (piece colour relative to the perspective, kind, square as
-//! the perspective sees it), the colour symmetry of both games being the
-//! rank mirror (Black's view of a square is its rank flipped). Two
+//! the perspective sees it). Black sees the board mirrored by its game's
+//! colour symmetry: the ranks flipped in hdc (both armies stand on the same
+//! layers), ranks and layers flipped in haberkorn (White's layer IV and
+//! Black's V of the standard setup map onto each other). Two
 //! perspectives share the first layer's weights; their accumulators (the
 //! first layer's sums, 16-bit) are kept incrementally: a move adds and
 //! subtracts the rows of the pieces it moves, captures and promotes
@@ -40,27 +42,62 @@ pub const ARCH: u8 = 1;
 pub const MAGIC: [u8; 8] = *b"CUBNNUE1";
 /// The largest hidden layer a net file may declare.
 pub const MAX_HIDDEN: usize = 4096;
+/// The largest score a network gives, in centipawns: far from the search's mate scores.
+pub const MAX_SCORE: i32 = 20_000;
+/// The largest `scale` a net file may declare.
+pub const MAX_SCALE: i32 = 10_000;
+/// The most pieces a side of either game has: a perspective's active inputs.
+const MAX_INPUTS: usize = 2 * 79;
 
-/// The input of a piece on a square, seen from `perspective`.
+/// How Black sees the board of a variant: the square index Black reads for a square index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mirror {
+    /// The highest layer index when layers flip too (haberkorn), else none.
+    top_layer: Option<u8>,
+}
+
+impl Mirror {
+    /// The colour symmetry of `variant`'s game.
+    pub fn of(variant: &crate::core::Variant) -> Mirror {
+        Mirror {
+            top_layer: match variant.kind {
+                VariantKind::Hdc => None,
+                VariantKind::Haberkorn => Some(variant.layers.saturating_sub(1)),
+            },
+        }
+    }
+
+    /// The square index `perspective` reads for `sq`.
+    #[inline]
+    fn apply(self, perspective: Color, sq: Square) -> usize {
+        match (perspective, self.top_layer) {
+            (Color::White, _) => sq.index(),
+            (Color::Black, None) => sq.index() ^ 0b111_000,
+            (Color::Black, Some(top)) => {
+                let layer = usize::from(top.saturating_sub(sq.layer()));
+                (sq.index() & 0b111) | (7 - (sq.index() >> 3 & 7)) << 3 | layer << 6
+            }
+        }
+    }
+}
+
+/// The input of a piece on a square, seen from `perspective` under `mirror`.
 #[inline]
-pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+pub fn feature(perspective: Color, piece: Piece, sq: Square, mirror: Mirror) -> usize {
     let relative = usize::from(piece.color != perspective);
-    let seen = match perspective {
-        Color::White => sq.index(),
-        Color::Black => sq.index() ^ 0b111_000,
-    };
-    (relative * PieceKind::COUNT + piece.kind.index()) * 512 + seen
+    (relative * PieceKind::COUNT + piece.kind.index()) * 512 + mirror.apply(perspective, sq)
 }
 
 /// The active inputs of a position from each perspective (White's, Black's).
 pub fn features(pos: &Position) -> [Vec<u16>; 2] {
+    let mirror = Mirror::of(pos.variant());
     let mut out = [Vec::new(), Vec::new()];
     for c in Color::ALL {
         for kind in PieceKind::ALL {
             for sq in pos.pieces(c, kind) {
                 let piece = Piece::new(c, kind);
                 for (i, p) in Color::ALL.into_iter().enumerate() {
-                    out[i].push(feature(p, piece, sq) as u16);
+                    out[i].push(feature(p, piece, sq, mirror) as u16);
                 }
             }
         }
@@ -91,6 +128,12 @@ pub enum NetError {
     /// A hidden size out of range.
     #[error("hidden layer of {0} neurons (1 to {MAX_HIDDEN})")]
     Hidden(u32),
+    /// A scale out of range or a reserved field that is not zero.
+    #[error("network scale {0} (1 to {MAX_SCALE}) or a reserved field not zero")]
+    Header(i32),
+    /// A first-layer sum that 16 bits cannot hold in the worst position.
+    #[error("hidden neuron {0} can leave 16 bits (first-layer weights too large for this architecture)")]
+    Overflow(usize),
     /// The file is longer or shorter than its header says.
     #[error("the network file has {found} bytes where its header needs {expected}")]
     Size {
@@ -123,8 +166,8 @@ pub struct Network {
     pub out_bias: i32,
 }
 
-/// FNV-1a, 64 bits.
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64 bits: the checksum of net files (and of the trainer's checkpoints).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
@@ -172,6 +215,9 @@ impl Network {
         }
         let hidden = hidden as usize;
         let scale = u32_at(20) as i32;
+        if !(1..=MAX_SCALE).contains(&scale) || bytes[10] != 0 || bytes[11] != 0 {
+            return Err(NetError::Header(scale));
+        }
         let shorts = INPUTS * hidden + hidden + 2 * hidden;
         let expected = HEADER + 2 * shorts + 4 + 8;
         if bytes.len() != expected {
@@ -185,7 +231,27 @@ impl Network {
         let ft_biases: Vec<i16> = values.by_ref().take(hidden).collect();
         let out_weights: Vec<i16> = values.take(2 * hidden).collect();
         let out_bias = u32_at(HEADER + 2 * shorts) as i32;
-        Ok(Network { game, hidden, scale, ft_weights, ft_biases, out_weights, out_bias })
+        let net = Network { game, hidden, scale, ft_weights, ft_biases, out_weights, out_bias };
+        net.check_range()?;
+        Ok(net)
+    }
+
+    /// Refuses a network whose first-layer sums could leave 16 bits: for each
+    /// neuron, the bias plus the largest weights of as many inputs as a
+    /// perspective can have active (158, both sides' pieces in hdc).
+    pub fn check_range(&self) -> Result<(), NetError> {
+        let h = self.hidden;
+        for j in 0..h {
+            let mut column: Vec<i32> = (0..INPUTS).map(|f| i32::from(self.ft_weights[f * h + j])).collect();
+            column.sort_unstable();
+            let low: i32 = column.iter().take(MAX_INPUTS).sum();
+            let high: i32 = column.iter().rev().take(MAX_INPUTS).sum();
+            let bias = i32::from(self.ft_biases[j]);
+            if bias + high > i32::from(i16::MAX) || bias + low < i32::from(i16::MIN) {
+                return Err(NetError::Overflow(j));
+            }
+        }
+        Ok(())
     }
 
     /// Reads a net file.
@@ -218,13 +284,14 @@ impl Network {
         let h = self.hidden;
         to.copy_from_slice(from);
         let changes = pos.changes(m);
+        let mirror = Mirror::of(pos.variant());
         for (i, p) in Color::ALL.into_iter().enumerate() {
             let half = &mut to[i * h..(i + 1) * h];
             for &(piece, sq) in &changes.removed {
-                sub(half, self.row(feature(p, piece, sq)));
+                sub(half, self.row(feature(p, piece, sq, mirror)));
             }
             for &(piece, sq) in &changes.added {
-                add(half, self.row(feature(p, piece, sq)));
+                add(half, self.row(feature(p, piece, sq, mirror)));
             }
         }
     }
@@ -237,8 +304,9 @@ impl Network {
             Color::Black => (&acc[h..2 * h], &acc[..h]),
         };
         let sum = screlu_dot(us, &self.out_weights[..h]).wrapping_add(screlu_dot(them, &self.out_weights[h..]));
-        ((i64::from(sum) / i64::from(QA) + i64::from(self.out_bias)) * i64::from(self.scale) / i64::from(QA * QB))
-            as i32
+        let cp =
+            (i64::from(sum) / i64::from(QA) + i64::from(self.out_bias)) * i64::from(self.scale) / i64::from(QA * QB);
+        cp.clamp(-i64::from(MAX_SCORE), i64::from(MAX_SCORE)) as i32
     }
 
     /// The evaluation of `pos` from scratch (no accumulator kept).
@@ -456,6 +524,10 @@ mod tests {
             assert_eq!(screlu_dot_avx2(&acc, &w), portable);
             let exact: i64 = acc.iter().zip(&w).map(|(&a, &w)| i64::from(a.clamp(0, 255)).pow(2) * i64::from(w)).sum();
             assert_eq!(i64::from(portable), exact);
+            // Any 16-bit values at all: both paths still compute the same integers.
+            let acc: Vec<i16> = (0..n).map(|_| rng.random()).collect();
+            let w: Vec<i16> = (0..n).map(|_| rng.random()).collect();
+            assert_eq!(screlu_dot(&acc, &w), screlu_dot_portable(&acc, &w));
         }
     }
 
@@ -473,6 +545,13 @@ mod tests {
         let mut acc = vec![0; 32];
         net.refresh(&pos, &mut acc);
         assert_eq!(net.output(&acc, Color::White), net.output(&acc, Color::Black));
+        // Haberkorn's standard setup (White on IV, Black on V) is symmetric
+        // under its mirror, ranks and layers flipped.
+        let [white, black] = features(&Position::start(Variant::haberkorn()));
+        let (mut w, mut b) = (white, black);
+        w.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(w, b);
     }
 
     #[test]
@@ -495,6 +574,17 @@ mod tests {
         let mut bad = bytes.clone();
         bad[16..20].copy_from_slice(&0u32.to_le_bytes());
         assert_eq!(Network::from_bytes(&bad), Err(NetError::Hidden(0)));
+        let mut big = net.clone();
+        big.scale = 0;
+        assert_eq!(Network::from_bytes(&big.to_bytes()), Err(NetError::Header(0)));
+        // Weights that could carry a first-layer sum out of 16 bits.
+        let mut big = net.clone();
+        big.ft_weights.iter_mut().step_by(8).for_each(|w| *w = 300);
+        assert_eq!(Network::from_bytes(&big.to_bytes()), Err(NetError::Overflow(0)));
+        // Scores stay far from mate scores whatever the weights.
+        let mut big = net;
+        big.out_bias = i32::MAX / 2;
+        assert_eq!(big.evaluate(&Position::start(Variant::hdc())), MAX_SCORE);
         assert!(matches!(Network::load(Path::new("/nonexistent/x.nnue")), Err(NetError::Io(_))));
     }
 }

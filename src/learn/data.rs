@@ -374,7 +374,8 @@ pub fn write_binary(out: &mut impl Write, samples: &[Sample]) -> io::Result<()> 
     out.write_all(&file_start("converted from text"))?;
     let mut buf = Vec::new();
     for (i, s) in samples.iter().enumerate() {
-        let score = i16::try_from(s.score).unwrap_or(if s.score < 0 { i16::MIN + 1 } else { i16::MAX });
+        // i16::MIN is NO_SCORE: the scale stops one short of it.
+        let score = s.score.clamp(i32::from(NO_SCORE) + 1, i32::from(i16::MAX)) as i16;
         let game = GameData {
             index: i as u64,
             start: s.position.clone(),
