@@ -5,7 +5,7 @@
 # counts, and a second build lays out and inlines the code by them. The
 # same code and the same search trees (the script checks that the bench
 # signature is unchanged); 5-8% more nodes/s on earlier sessions' 2-core
-# machines, nothing on the AMD one of 3f661d8 (README, "Speed").
+# machines, nothing on the AMD one of 3f661d8 (docs/performance.md, "Speed").
 #
 # Usage: scripts/pgo.sh            -> target/pgo/release/cubist
 # Needs rustup's llvm-tools component (installed when missing). RUSTFLAGS,

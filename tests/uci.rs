@@ -669,7 +669,7 @@ fn a_hash_the_machine_cannot_give_is_an_error_not_an_abort() {
 /// Issue 12, failure 2: with `Threads 1024`, `go movetime 200` answered after
 /// 45.9 s (helpers were created on every `go`). Now the pool is built at
 /// `setoption` and a watchdog honours the clock and `stop`. The bounds here
-/// are generous (shared test machines, debug builds); README gives the figures.
+/// are generous (shared test machines, debug builds); docs/performance.md gives the figures.
 #[test]
 fn many_threads_honour_movetime_and_stop() {
     let mut e = Engine::start();

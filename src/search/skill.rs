@@ -6,7 +6,7 @@
 //! level mostly plays a reasonable move and sometimes a clearly worse one.
 //!
 //! The levels' strength was measured with `cubist match` against the
-//! `greedy` and `random` baselines (README, "Playing levels"); `UCI_Elo` maps
+//! `greedy` and `random` baselines (docs/performance.md, "Playing levels"); `UCI_Elo` maps
 //! onto the levels through those measurements ([`level_for_elo`]).
 
 use super::score::Score;
@@ -26,7 +26,7 @@ pub const MAX_ELO: i64 = 1320;
 
 /// The Elo of the levels on Cubist's own scale, where the uniformly `random`
 /// mover is 0: `(level, elo)`, ascending, levels in between interpolated.
-/// Measured with `cubist match` in haberkorn at 0.1 s per move (README,
+/// Measured with `cubist match` in haberkorn at 0.1 s per move (docs/performance.md,
 /// "Playing levels"): level 0 scored 19½/20 against `random` (+636), level 5
 /// 19/20 against level 0 (+512), level 10 11½/20 against level 5 (+52), full
 /// strength 13½/20 against level 10 (+127, so about 1330). Level 19 is put
