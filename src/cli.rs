@@ -196,10 +196,10 @@ pub struct DatagenCli {
     pub shard: Option<String>,
 }
 
-/// `cubist bench [depth] [threads] [hash]` or `depth=N threads=N hash=N`.
+/// `cubist bench [hash] [threads] [depth]` (Stockfish's order) or `hash=N threads=N depth=N`.
 #[derive(Args)]
 pub struct BenchCli {
-    /// depth=1..100 threads=1..1024 hash=1..65536 (MiB), or the three numbers in that order.
+    /// hash=1..65536 (MiB) threads=1..1024 depth=1..100, or the numbers in that order (Stockfish's).
     #[arg(value_name = "ARG", num_args = 0..=3)]
     pub args: Vec<String>,
 }
