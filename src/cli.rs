@@ -128,9 +128,9 @@ pub struct TuneCli {
     /// Data sets written by `cubist datagen`.
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<std::path::PathBuf>,
-    /// The game whose positions are fitted.
-    #[arg(long, value_parser = game_parser())]
-    pub game: VariantKind,
+    /// The game whose positions are fitted: hdc or haberkorn (`--game` is an alias).
+    #[arg(long, alias = "game", value_parser = game_parser())]
+    pub variant: VariantKind,
     /// Full-batch optimiser steps.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub epochs: u32,
@@ -173,9 +173,9 @@ pub struct DatagenCli {
     /// Nodes searched per move.
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
-    /// hdc, haberkorn (3 to 8 layers, random constellation) or both (alternating).
-    #[arg(long, default_value = "both", value_parser = games_parser())]
-    pub game: Games,
+    /// hdc, haberkorn (3 to 8 layers, random constellation) or both (alternating); `--game` is an alias.
+    #[arg(long, alias = "game", default_value = "both", value_parser = games_parser())]
+    pub variant: Games,
     /// Random moves from the start position before self-play begins.
     #[arg(long, default_value_t = 8)]
     pub random_plies: u32,

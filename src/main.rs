@@ -152,7 +152,7 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     let mut cfg = DatagenConfig {
         games: args.games,
         nodes: args.nodes,
-        game: args.game,
+        game: args.variant,
         random_plies: args.random_plies,
         seed: args.seed,
         threads: args.threads as usize,
@@ -361,7 +361,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
         Some(groups) => tune::select(groups)?,
         None => vec![true; tune::PARAMS],
     };
-    let kind = args.game;
+    let kind = args.variant;
     let mut samples = Vec::new();
     for path in &args.data {
         samples.extend(read_data(path)?);
@@ -372,7 +372,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     let mut entries = tune::prepare(&samples, kind);
     drop(samples);
     if entries.is_empty() {
-        return Err(format!("no {} positions in the data", args.game));
+        return Err(format!("no {} positions in the data", args.variant));
     }
     // The last positions (whole games, as data sets are written game by game) are held out.
     let held = (entries.len() as f64 * args.validation) as usize;
@@ -392,7 +392,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     emit(&format!(
         "{} positions of {} ({} fitted, {} held out), K = {k:.4}, {before}\n",
         entries.len() + valid.len(),
-        args.game,
+        args.variant,
         entries.len(),
         valid.len()
     ));
@@ -418,10 +418,10 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
              // Data: {}\n// Command: {}\n\
              /// The evaluation weights of {}, fitted by `cubist tune`.\n{}",
             entries.len() + valid.len(),
-            args.game,
+            args.variant,
             files.join(" "),
             command.join(" "),
-            args.game,
+            args.variant,
             tuned.to_source(name)
         );
         std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
