@@ -233,6 +233,16 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses an `--out` file whose folder does not exist, before the work rather than after it.
+fn check_out_folder(out: &std::path::Path) -> Result<(), String> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("--out {}: the folder {} does not exist", out.display(), dir.display()))
+    }
+}
+
 fn run_train(args: &cli::TrainCli) -> Result<(), String> {
     use cubist::learn::train::{Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, write_atomically};
     let valid_args = (0.0..=1.0).contains(&args.lambda)
@@ -246,11 +256,7 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
                     within 0..0.9"
             .into());
     }
-    // Refuse an unwritable output before the work, not after it.
-    let out_dir = args.out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    if !out_dir.is_dir() {
-        return Err(format!("--out {}: the folder {} does not exist", args.out.display(), out_dir.display()));
-    }
+    check_out_folder(&args.out)?;
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string())?;
     }
@@ -356,6 +362,9 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
         return Err(
             "--lambda must lie within 0..=1, --lr be positive, --l2 at least 0 and --validation within 0..0.9".into()
         );
+    }
+    if let Some(out) = &args.out {
+        check_out_folder(out)?;
     }
     let free = match &args.fit {
         Some(groups) => tune::select(groups)?,

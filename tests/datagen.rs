@@ -261,3 +261,13 @@ fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
     let _ = std::fs::remove_file(whole);
     let _ = std::fs::remove_file(out);
 }
+
+/// `tune --out` into a missing folder fails at once, naming the folder,
+/// before reading the data or fitting (the data file need not even exist).
+#[test]
+fn tune_refuses_an_out_file_in_a_missing_folder_at_once() {
+    let o = tune(&["--variant", "hdc"], Path::new("/nonexistent-data.txt"), Some(Path::new("/nonexistent/w.rs")));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(stderr.contains("--out /nonexistent/w.rs: the folder /nonexistent does not exist"), "{stderr}");
+}
