@@ -24,3 +24,18 @@ build_pair() {
   tree_bin=$(cd "$root" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/cubist
   base_bin=$base_target/release/cubist
 }
+
+# `bench_depth_args BIN DEPTH` prints the bench arguments that ask BIN for
+# DEPTH (nothing for an empty DEPTH): `depth=DEPTH` where BIN's bench takes
+# named arguments (its help names `depth=`), else the lone number (older
+# builds, v0.1.0 among them, took `[depth] [threads] [hash]` by position;
+# today's order is Stockfish's `[hash] [threads] [depth]`).
+bench_depth_args() {
+  local bin=$1 depth=$2
+  [ -z "$depth" ] && return 0
+  if "$bin" bench --help 2>/dev/null | grep -q 'depth='; then
+    echo "depth=$depth"
+  else
+    echo "$depth"
+  fi
+}

@@ -4,13 +4,13 @@
 # cannot disturb, where nodes/second (scripts/nps.sh) can. Builds the
 # revision in a git worktree under a temporary directory (its own target
 # directory) and the working tree in its usual one, runs `cubist bench
-# <depth>` of each under callgrind once, and prints both node counts (a
+# depth=<depth>` of each under callgrind once, and prints both node counts (a
 # pure speed change keeps them equal), both instruction totals, their
 # ratio, and the working tree's most expensive functions (exclusive).
 # Fewer instructions need not mean less time where cache misses and
 # mispredicted branches dominate: confirm a gain with scripts/nps.sh.
 # Usage: scripts/instructions.sh [revision] [depth] [functions]
-# e.g.   scripts/instructions.sh main          (bench 5, top 15 functions)
+# e.g.   scripts/instructions.sh main          (bench depth=5, top 15 functions)
 #        scripts/instructions.sh HEAD~3 6 25
 # INSTR_BASE_TARGET=dir keeps the revision's build between calls.
 set -euo pipefail
@@ -29,8 +29,9 @@ build_pair "$rev" "${INSTR_BASE_TARGET:-}"
 
 # One run under callgrind: prints "nodes instructions".
 count() {
-  local which=$1 bin=$2
-  valgrind --tool=callgrind --callgrind-out-file="$tmp/$which.cg" "$bin" bench "$depth" \
+  local which=$1 bin=$2 args
+  args=$(bench_depth_args "$bin" "$depth")
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/$which.cg" "$bin" bench "$args" \
     >"$tmp/$which.out" 2>"$tmp/$which.err"
   local nodes instr
   nodes=$(awk -F': *' '/^Nodes searched/ {print $2}' "$tmp/$which.out")
@@ -38,9 +39,9 @@ count() {
   echo "$nodes $instr"
 }
 
-echo "running $rev under callgrind (bench $depth) ..." >&2
+echo "running $rev under callgrind (bench depth=$depth) ..." >&2
 read -r base_nodes base_instr < <(count base "$base_bin")
-echo "running the working tree under callgrind (bench $depth) ..." >&2
+echo "running the working tree under callgrind (bench depth=$depth) ..." >&2
 read -r tree_nodes tree_instr < <(count tree "$tree_bin")
 
 printf '%-12s %12s %16s\n' build nodes instructions

@@ -27,9 +27,10 @@ build_pair "$rev" "${NPS_BASE_TARGET:-}"
 
 # One bench run: prints "nodes wall_nps cpu_nps".
 bench() {
-  local bin=$1
+  local bin=$1 args
+  args=$(bench_depth_args "$bin" "$depth")
   # shellcheck disable=SC2086 # an empty depth is no argument
-  { TIMEFORMAT='%U %S'; time "$bin" bench $depth >"$tmp/out" 2>/dev/null; } 2>"$tmp/time"
+  { TIMEFORMAT='%U %S'; time "$bin" bench $args >"$tmp/out" 2>/dev/null; } 2>"$tmp/time"
   local nodes nps cpu
   nodes=$(awk -F': *' '/^Nodes searched/ {print $2}' "$tmp/out")
   nps=$(awk -F': *' '/^Nodes\/second/ {print $2}' "$tmp/out")

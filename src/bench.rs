@@ -23,8 +23,9 @@ pub const DEFAULT_THREADS: usize = 1;
 /// Hash MiB when none are given.
 pub const DEFAULT_HASH_MB: usize = 16;
 
-/// What `bench` is asked to do: `[depth] [threads] [hash]` by position or
-/// as `depth=N threads=N hash=N` in any order (both forms may be mixed).
+/// What `bench` is asked to do: `[hash] [threads] [depth]` by position
+/// (Stockfish's order) or as `hash=N threads=N depth=N` in any order (both
+/// forms may be mixed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BenchArgs {
     /// Depth in plies, 1 to 100.
@@ -43,13 +44,13 @@ impl Default for BenchArgs {
 
 /// How `bench`'s arguments are written (for errors and `help`).
 pub const BENCH_USAGE: &str =
-    "bench [depth=1..100] [threads=1..1024] [hash=1..65536 MiB] (or the three numbers in that order)";
+    "bench [hash=1..65536 MiB] [threads=1..1024] [depth=1..100] (or the numbers in that order, as Stockfish's)";
 
 impl BenchArgs {
     /// Reads the arguments; an error names the bad one and the usage.
     pub fn parse(args: &[&str]) -> Result<BenchArgs, String> {
-        const NAMES: [(&str, u64, u64); 3] = [("depth", 1, 100), ("threads", 1, 1024), ("hash", 1, 65536)];
-        let mut values = [DEFAULT_DEPTH as u64, DEFAULT_THREADS as u64, DEFAULT_HASH_MB as u64];
+        const NAMES: [(&str, u64, u64); 3] = [("hash", 1, 65536), ("threads", 1, 1024), ("depth", 1, 100)];
+        let mut values = [DEFAULT_HASH_MB as u64, DEFAULT_THREADS as u64, DEFAULT_DEPTH as u64];
         if args.len() > NAMES.len() {
             return Err(format!("at most three arguments; usage: {BENCH_USAGE}"));
         }
@@ -67,7 +68,7 @@ impl BenchArgs {
                 _ => return Err(format!("{name} must be a whole number from {min} to {max}; usage: {BENCH_USAGE}")),
             }
         }
-        Ok(BenchArgs { depth: values[0] as u32, threads: values[1] as usize, hash_mb: values[2] as usize })
+        Ok(BenchArgs { hash_mb: values[0] as usize, threads: values[1] as usize, depth: values[2] as u32 })
     }
 }
 
@@ -195,6 +196,8 @@ pub fn try_run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) 
     let settings = Settings { hash_mb, threads, move_overhead_ms: 0, ..Settings::default() };
     let mut engine = Engine::try_new(settings)?;
     engine.clear();
+    let threads_word = if threads == 1 { "thread" } else { "threads" };
+    let _ = writeln!(out, "Bench: hash {hash_mb} MiB, {threads} {threads_word}, depth {depth}");
     let start = Instant::now();
     let mut total = 0;
     for (i, bp) in POSITIONS.iter().enumerate() {
@@ -258,10 +261,13 @@ mod tests {
     fn bench_arguments_by_position_or_by_name() {
         let parse = |s: &str| BenchArgs::parse(&s.split_whitespace().collect::<Vec<_>>());
         assert_eq!(parse(""), Ok(BenchArgs::default()));
-        assert_eq!(parse("3"), Ok(BenchArgs { depth: 3, ..BenchArgs::default() }));
+        assert_eq!(parse("3"), Ok(BenchArgs { hash_mb: 3, ..BenchArgs::default() }));
         assert_eq!(parse("depth=3"), Ok(BenchArgs { depth: 3, ..BenchArgs::default() }));
         assert_eq!(parse("hash=64 depth=5"), Ok(BenchArgs { depth: 5, threads: 1, hash_mb: 64 }));
-        assert_eq!(parse("4 2 32"), Ok(BenchArgs { depth: 4, threads: 2, hash_mb: 32 }));
+        assert_eq!(parse("32 2 4"), Ok(BenchArgs { depth: 4, threads: 2, hash_mb: 32 }));
+        assert_eq!(parse("16 1 6"), Ok(BenchArgs { depth: 6, threads: 1, hash_mb: 16 }));
+        assert_eq!(parse("64 depth=5"), Ok(BenchArgs { depth: 5, threads: 1, hash_mb: 64 }));
+        assert!(parse("16 1 101").unwrap_err().contains("depth must be"));
         for bad in ["0", "depth=101", "speed=3", "1 2 3 4", "threads=x"] {
             assert!(parse(bad).is_err(), "{bad}");
         }

@@ -128,9 +128,9 @@ pub struct TuneCli {
     /// Data sets written by `cubist datagen`.
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<std::path::PathBuf>,
-    /// The game whose positions are fitted.
-    #[arg(long, value_parser = game_parser())]
-    pub game: VariantKind,
+    /// The game whose positions are fitted: hdc or haberkorn (`--game` is an alias).
+    #[arg(long, alias = "game", value_parser = game_parser())]
+    pub variant: VariantKind,
     /// Full-batch optimiser steps.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub epochs: u32,
@@ -173,9 +173,9 @@ pub struct DatagenCli {
     /// Nodes searched per move.
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
-    /// hdc, haberkorn (3 to 8 layers, random constellation) or both (alternating).
-    #[arg(long, default_value = "both", value_parser = games_parser())]
-    pub game: Games,
+    /// hdc, haberkorn (3 to 8 layers, random constellation) or both (alternating); `--game` is an alias.
+    #[arg(long, alias = "game", default_value = "both", value_parser = games_parser())]
+    pub variant: Games,
     /// Random moves from the start position before self-play begins.
     #[arg(long, default_value_t = 8)]
     pub random_plies: u32,
@@ -196,10 +196,10 @@ pub struct DatagenCli {
     pub shard: Option<String>,
 }
 
-/// `cubist bench [depth] [threads] [hash]` or `depth=N threads=N hash=N`.
+/// `cubist bench [hash] [threads] [depth]` (Stockfish's order) or `hash=N threads=N depth=N`.
 #[derive(Args)]
 pub struct BenchCli {
-    /// depth=1..100 threads=1..1024 hash=1..65536 (MiB), or the three numbers in that order.
+    /// hash=1..65536 (MiB) threads=1..1024 depth=1..100, or the numbers in that order (Stockfish's).
     #[arg(value_name = "ARG", num_args = 0..=3)]
     pub args: Vec<String>,
 }
@@ -213,10 +213,10 @@ pub struct VariantArgs {
     /// Haberkorn: layers of the board (3 to 8; default 8).
     #[arg(long, value_parser = clap::value_parser!(u8).range(layer_range()))]
     pub layers: Option<u8>,
-    /// Haberkorn: White's setup layer (1 = I; default 4).
+    /// Haberkorn: White's setup layer (1 = I; default 4, on fewer than 5 layers ceil(layers/2)).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=*layer_range().end()))]
     pub white_layer: Option<u8>,
-    /// Haberkorn: Black's setup layer (1 = I; default 5).
+    /// Haberkorn: Black's setup layer (1 = I; default 5, on fewer than 5 layers the one above White's default).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=*layer_range().end()))]
     pub black_layer: Option<u8>,
     /// Haberkorn: switch en passant on.
@@ -225,6 +225,18 @@ pub struct VariantArgs {
     /// Haberkorn: switch castling on.
     #[arg(long)]
     pub castling: bool,
+}
+
+/// The setup layers of a haberkorn board of `layers` layers when none are
+/// given: IV and V from 5 layers up, else the middle, White on layer
+/// ceil(L/2) and Black on the one above it (II and III on 3 or 4 layers).
+pub fn default_setup_layers(layers: u8) -> (u8, u8) {
+    if layers >= 5 {
+        (4, 5)
+    } else {
+        let white = layers.div_ceil(2);
+        (white, (white + 1).min(layers))
+    }
 }
 
 impl VariantArgs {
@@ -255,7 +267,18 @@ impl VariantArgs {
                     }
                     (1, layers)
                 } else {
-                    (self.white_layer.unwrap_or(4), self.black_layer.unwrap_or(5))
+                    let (white_default, black_default) = default_setup_layers(layers);
+                    let (white, black) =
+                        (self.white_layer.unwrap_or(white_default), self.black_layer.unwrap_or(black_default));
+                    for (name, layer) in [("--white-layer", white), ("--black-layer", black)] {
+                        if layer > layers {
+                            return Err(format!(
+                                "{name} {layer} is not on a board of {layers} layers: give \
+                                 --white-layer/--black-layer from 1 to {layers}"
+                            ));
+                        }
+                    }
+                    (white, black)
                 };
                 Variant::haberkorn_with(layers, white, black, self.en_passant, self.castling).map_err(|e| e.to_string())
             }
@@ -436,6 +459,27 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn small_boards_default_to_the_middle_layers_and_a_layer_off_the_board_is_named() {
+        assert_eq!([3, 4, 5, 8].map(default_setup_layers), [(2, 3), (2, 3), (4, 5), (4, 5)]);
+        let haberkorn = |layers, white, black| VariantArgs {
+            variant: VariantKind::Haberkorn,
+            layers: Some(layers),
+            white_layer: white,
+            black_layer: black,
+            en_passant: false,
+            castling: false,
+        };
+        for layers in 3..=8 {
+            assert!(haberkorn(layers, None, None).variant(false).is_ok(), "{layers} layers");
+        }
+        assert!(haberkorn(3, Some(1), None).variant(false).is_ok());
+        let error = haberkorn(4, Some(6), None).variant(false).unwrap_err();
+        assert!(error.contains("--white-layer 6 is not on a board of 4 layers") && error.contains("1 to 4"), "{error}");
+        let error = haberkorn(3, None, Some(5)).variant(false).unwrap_err();
+        assert!(error.contains("--black-layer 5") && error.contains("--white-layer/--black-layer"), "{error}");
     }
 
     #[test]

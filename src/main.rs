@@ -152,7 +152,7 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     let mut cfg = DatagenConfig {
         games: args.games,
         nodes: args.nodes,
-        game: args.game,
+        game: args.variant,
         random_plies: args.random_plies,
         seed: args.seed,
         threads: args.threads as usize,
@@ -233,6 +233,16 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses an `--out` file whose folder does not exist, before the work rather than after it.
+fn check_out_folder(out: &std::path::Path) -> Result<(), String> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("--out {}: the folder {} does not exist", out.display(), dir.display()))
+    }
+}
+
 fn run_train(args: &cli::TrainCli) -> Result<(), String> {
     use cubist::learn::train::{Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, write_atomically};
     let valid_args = (0.0..=1.0).contains(&args.lambda)
@@ -246,11 +256,7 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
                     within 0..0.9"
             .into());
     }
-    // Refuse an unwritable output before the work, not after it.
-    let out_dir = args.out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    if !out_dir.is_dir() {
-        return Err(format!("--out {}: the folder {} does not exist", args.out.display(), out_dir.display()));
-    }
+    check_out_folder(&args.out)?;
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string())?;
     }
@@ -357,11 +363,14 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
             "--lambda must lie within 0..=1, --lr be positive, --l2 at least 0 and --validation within 0..0.9".into()
         );
     }
+    if let Some(out) = &args.out {
+        check_out_folder(out)?;
+    }
     let free = match &args.fit {
         Some(groups) => tune::select(groups)?,
         None => vec![true; tune::PARAMS],
     };
-    let kind = args.game;
+    let kind = args.variant;
     let mut samples = Vec::new();
     for path in &args.data {
         samples.extend(read_data(path)?);
@@ -372,7 +381,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     let mut entries = tune::prepare(&samples, kind);
     drop(samples);
     if entries.is_empty() {
-        return Err(format!("no {} positions in the data", args.game));
+        return Err(format!("no {} positions in the data", args.variant));
     }
     // The last positions (whole games, as data sets are written game by game) are held out.
     let held = (entries.len() as f64 * args.validation) as usize;
@@ -392,7 +401,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     emit(&format!(
         "{} positions of {} ({} fitted, {} held out), K = {k:.4}, {before}\n",
         entries.len() + valid.len(),
-        args.game,
+        args.variant,
         entries.len(),
         valid.len()
     ));
@@ -418,10 +427,10 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
              // Data: {}\n// Command: {}\n\
              /// The evaluation weights of {}, fitted by `cubist tune`.\n{}",
             entries.len() + valid.len(),
-            args.game,
+            args.variant,
             files.join(" "),
             command.join(" "),
-            args.game,
+            args.variant,
             tuned.to_source(name)
         );
         std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -81,6 +81,7 @@ fn bad_arguments_are_refused_with_a_clear_error() {
     for (args, expect) in [
         (vec!["--shard", "3/2"], "must not exceed N"),
         (vec!["--shard", "x"], "K/N"),
+        (vec!["--variant", "chess"], "invalid value"),
         (vec!["--game", "chess"], "invalid value"),
         (vec!["--nodes", "0"], "nodes"),
     ] {
@@ -119,7 +120,7 @@ fn tune(args: &[&str], data: &Path, out: Option<&Path>) -> Output {
 fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     let data = out_file("tune-data");
     let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["datagen", "--games", "6", "--nodes", "600", "--max-plies", "30", "--game", "haberkorn", "--out"])
+        .args(["datagen", "--games", "6", "--nodes", "600", "--max-plies", "30", "--variant", "haberkorn", "--out"])
         .arg(&data)
         .stderr(Stdio::null())
         .status()
@@ -130,7 +131,7 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     std::fs::write(&data, &text).unwrap();
     let bad_line = text.lines().count();
     let rs = out_file("tune-out").with_extension("rs");
-    let o = tune(&["--game", "haberkorn", "--epochs", "50", "--threads", "1"], &data, Some(&rs));
+    let o = tune(&["--variant", "haberkorn", "--epochs", "50", "--threads", "1"], &data, Some(&rs));
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("line {bad_line}: ")) && stderr.contains("(skipped)"), "{stderr}");
@@ -140,16 +141,17 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     );
     let source = std::fs::read_to_string(&rs).unwrap();
     assert!(source.contains("const HABERKORN_WEIGHTS: Weights = Weights {"), "{source}");
+    // `--game` is kept as an alias of `--variant`.
     let o = tune(&["--game", "hdc"], &data, None);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no hdc positions"));
     // Fitting only some groups: an unknown group is refused by name, and nothing is written.
     let _ = std::fs::remove_file(&rs);
-    let o = tune(&["--game", "haberkorn", "--epochs", "5", "--fit", "mobility,placement"], &data, Some(&rs));
+    let o = tune(&["--variant", "haberkorn", "--epochs", "5", "--fit", "mobility,placement"], &data, Some(&rs));
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown weight group \"placement\""));
     assert!(!rs.exists());
-    let o = tune(&["--game", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo"], &data, None);
+    let o = tune(&["--variant", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo"], &data, None);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_file(data);
     let _ = std::fs::remove_file(rs);
@@ -258,4 +260,14 @@ fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
     assert_eq!(std::fs::read(&out).unwrap(), expect);
     let _ = std::fs::remove_file(whole);
     let _ = std::fs::remove_file(out);
+}
+
+/// `tune --out` into a missing folder fails at once, naming the folder,
+/// before reading the data or fitting (the data file need not even exist).
+#[test]
+fn tune_refuses_an_out_file_in_a_missing_folder_at_once() {
+    let o = tune(&["--variant", "hdc"], Path::new("/nonexistent-data.txt"), Some(Path::new("/nonexistent/w.rs")));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(stderr.contains("--out /nonexistent/w.rs: the folder /nonexistent does not exist"), "{stderr}");
 }

@@ -76,3 +76,22 @@ fn haberkorn_options_need_the_variant_and_stderr_names_the_fens_board() {
     assert!(ok, "{err}");
     assert!(err.contains("3 layers"), "stderr names the FEN's board: {err}");
 }
+
+/// On 3 or 4 layers the setup layers default to the middle (II and III);
+/// a layer off the board is named as `--white-layer`/`--black-layer`.
+#[test]
+fn small_haberkorn_boards_default_to_the_middle_layers() {
+    for layers in ["3", "4"] {
+        let (ok, out, err) = cubist(&["perft", "2", "--variant", "haberkorn", "--layers", layers]);
+        assert!(ok, "{layers} layers: {err}");
+        let explicit = ["--white-layer", "2", "--black-layer", "3"];
+        let (ok, same, _) =
+            cubist(&[&["perft", "2", "--variant", "haberkorn", "--layers", layers][..], &explicit[..]].concat());
+        assert!(ok);
+        assert_eq!(out, same, "{layers} layers");
+    }
+    let (ok, _, err) = cubist(&["perft", "1", "--variant", "haberkorn", "--layers", "3", "--white-layer", "7"]);
+    assert!(!ok);
+    assert!(err.contains("--white-layer 7 is not on a board of 3 layers"), "{err}");
+    assert!(err.contains("--white-layer/--black-layer from 1 to 3"), "{err}");
+}

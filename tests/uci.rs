@@ -817,3 +817,16 @@ fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
         let _ = std::fs::remove_file(f);
     }
 }
+
+/// The UCI `bench` takes Stockfish's order too: `bench 2 1 1` is 2 MiB, one
+/// thread, depth 1; a bad depth in third place is named as the depth.
+#[test]
+fn uci_bench_numbers_are_hash_threads_depth() {
+    let mut e = Engine::start();
+    let lines = e.ask("bench 2 1 1");
+    assert_eq!(lines.first().map(String::as_str), Some("Bench: hash 2 MiB, 1 thread, depth 1"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("Nodes searched  : ")), "{lines:?}");
+    let error = e.expect_error("bench 16 1 101");
+    assert!(error.contains("depth must be a whole number from 1 to 100"), "{error}");
+    assert!(error.contains("bench [hash="), "{error}");
+}

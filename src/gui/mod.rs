@@ -14,14 +14,14 @@ use crate::arena::record::RecordError;
 use crate::core::{FenError, MoveError};
 use clap::Args;
 use engine::EngineCmd;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use thiserror::Error;
 
 /// `cubist gui`: serve the browser GUI.
 #[derive(Args, Clone, Debug)]
 pub struct GuiArgs {
-    /// Address to listen on (only this machine by default).
+    /// Address to listen on: an IP address or a host name such as localhost (only this machine by default).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Port to listen on (0: any free port).
@@ -88,10 +88,7 @@ pub struct GuiConfig {
 impl GuiArgs {
     /// The configuration: the running `cubist` binary (`cubist uci`) first, then `--engine`s.
     pub fn config(&self) -> Result<GuiConfig, GuiError> {
-        let ip: std::net::IpAddr = self
-            .host
-            .parse()
-            .map_err(|_| GuiError::BadRequest(format!("--host '{}' is not an IP address", self.host)))?;
+        let addr = resolve(&self.host, self.port)?;
         let me = std::env::current_exe()?;
         let mut engines =
             vec![EngineCmd { name: "cubist".into(), cmd: me.to_string_lossy().into_owned(), args: vec!["uci".into()] }];
@@ -110,7 +107,7 @@ impl GuiArgs {
             return Err(GuiError::BadRequest("--max-games and --max-engines must be at least 1".into()));
         }
         Ok(GuiConfig {
-            addr: SocketAddr::new(ip, self.port),
+            addr,
             engines,
             games_dir: self.games_dir.clone(),
             max_games: self.max_games,
@@ -119,9 +116,61 @@ impl GuiArgs {
     }
 }
 
-/// `cubist gui`: serves until the process is stopped.
+/// `--host` and `--port` as an address: an IP address as written, a name
+/// (`localhost`) by the system's resolver, its first IPv4 address preferred.
+fn resolve(host: &str, port: u16) -> Result<SocketAddr, GuiError> {
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    let bad =
+        |why: String| GuiError::BadRequest(format!("--host '{host}' is not an IP address or a known host name{why}"));
+    let addrs: Vec<SocketAddr> = (host, port).to_socket_addrs().map_err(|e| bad(format!(": {e}")))?.collect();
+    addrs.iter().find(|a| a.is_ipv4()).or(addrs.first()).copied().ok_or_else(|| bad(String::new()))
+}
+
+/// How long an `--engine` has at start to answer `uci` with `uciok`.
+pub const ENGINE_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Starts `engine`, sends `uci` and waits up to `timeout` for `uciok`; an
+/// error names the command (`--engine "CMD"`) and why it was refused.
+pub fn check_engine(engine: &EngineCmd, timeout: std::time::Duration) -> Result<(), GuiError> {
+    use std::io::{BufRead, Write};
+    let text = std::iter::once(engine.cmd.as_str()).chain(engine.args.iter().map(String::as_str)).collect::<Vec<_>>();
+    let refuse = |why: String| GuiError::BadRequest(format!("--engine \"{}\": {why}", text.join(" ")));
+    let mut child = std::process::Command::new(&engine.cmd)
+        .args(&engine.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| refuse(format!("cannot start it: {e}")))?;
+    let stdout = child.stdout.take();
+    let sent = child.stdin.as_mut().map(|i| i.write_all(b"uci\n").and_then(|()| i.flush()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    if let Some(stdout) = stdout {
+        std::thread::spawn(move || {
+            let ok = std::io::BufReader::new(stdout).lines().map_while(Result::ok).any(|l| l.trim() == "uciok");
+            let _ = tx.send(ok);
+        });
+    }
+    let answer = rx.recv_timeout(timeout);
+    let _ = child.kill();
+    let _ = child.wait();
+    match (sent, answer) {
+        (_, Ok(true)) => Ok(()),
+        (_, Ok(false)) => Err(refuse("it ended without answering `uci` with `uciok`".into())),
+        (Some(Err(e)), _) => Err(refuse(format!("cannot send it `uci`: {e}"))),
+        (_, Err(_)) => Err(refuse(format!("no `uciok` within {} s of `uci`", timeout.as_secs()))),
+    }
+}
+
+/// `cubist gui`: checks each `--engine` (it must answer `uci` with `uciok`),
+/// then serves until the process is stopped.
 pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
     let config = args.config()?;
+    for engine in config.engines.iter().skip(1) {
+        check_engine(engine, ENGINE_CHECK_TIMEOUT)?;
+    }
     let server = server::start(config)?;
     println!("Cubist GUI: open http://{}/ in a browser (Ctrl-C stops the server)", server.addr());
     server.wait();

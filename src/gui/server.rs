@@ -170,8 +170,12 @@ impl Drop for Running {
 
 /// Binds the address and serves on a thread of its own (dropping the handle stops it).
 pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
-    std::fs::create_dir_all(&config.games_dir)?;
-    let listener = std::net::TcpListener::bind(config.addr)?;
+    // Bind first: a refused address leaves no games folder behind.
+    let listener = std::net::TcpListener::bind(config.addr)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr)))?;
+    std::fs::create_dir_all(&config.games_dir).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot create the games folder {}: {e}", config.games_dir.display()))
+    })?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let app = Arc::new(App {

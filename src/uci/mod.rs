@@ -104,7 +104,7 @@ pub static COMMANDS: [CommandSpec; 15] = [
     CommandSpec { name: "eval", usage: "eval", about: "show the static evaluation, term by term", run: Session::eval },
     CommandSpec {
         name: "bench",
-        usage: "bench [depth=1..100] [threads=1..1024] [hash=1..65536] (or the numbers in that order)",
+        usage: "bench [hash=1..65536] [threads=1..1024] [depth=1..100] (or the numbers in that order, as Stockfish's)",
         about: "search the fixed bench positions: speed benchmark and node-count signature",
         run: Session::bench,
     },

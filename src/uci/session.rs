@@ -298,7 +298,7 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    /// `bench [depth] [threads] [hash]` (or `depth=N threads=N hash=N`): searches the fixed bench positions
+    /// `bench [hash] [threads] [depth]` (or `hash=N threads=N depth=N`): searches the fixed bench positions
     /// in the foreground (like Stockfish) and prints the per-position lines
     /// and the summary; a running search is stopped first.
     pub fn bench(&mut self, call: &Call) -> Handled {

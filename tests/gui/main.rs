@@ -548,3 +548,61 @@ fn a_gui_record_reads_back_through_the_match_runners_reader() {
     assert_eq!(tags, expected);
     assert!(tags.contains(&("EnPassant".into(), "on".into())) && tags.contains(&("PlyCount".into(), "6".into())));
 }
+
+/// A port in use: `cubist gui` names the address it cannot listen on and
+/// leaves no games folder behind; `--host localhost` is a host it accepts.
+#[test]
+fn a_port_in_use_is_named_and_localhost_is_accepted() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let dir = games_dir("port-in-use").join("records");
+    let out = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["gui", "--port", &port, "--games-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("error: cannot listen on 127.0.0.1:{port}: ")), "{stderr}");
+    assert!(!dir.exists(), "the games folder was created though the bind failed");
+    // `--host localhost` resolves, so the refusal is again about the port, not the host.
+    let out = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(["gui", "--host", "localhost", "--port", &port, "--games-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot listen on") && stderr.contains(&format!(":{port}: ")), "{stderr}");
+    assert!(!stderr.contains("not an IP address"), "{stderr}");
+    drop(taken);
+    let args = cubist::gui::GuiArgs {
+        host: "localhost".into(),
+        port: 0,
+        engine: Vec::new(),
+        games_dir: dir.clone(),
+        max_games: 1,
+        max_engines: 1,
+    };
+    let config = args.config().expect("localhost is accepted");
+    assert!(config.addr.ip().is_loopback(), "{}", config.addr);
+}
+
+/// `cubist gui --engine CMD` checks each engine at start: one that cannot
+/// start, or ends without `uciok`, is refused with its command named.
+#[test]
+fn a_dead_extra_engine_is_refused_at_start_by_its_command() {
+    let dir = games_dir("dead-engine").join("records");
+    for (engine, why) in [("/nonexistent/engine --x", "cannot start it"), ("true", "without answering `uci`")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cubist"))
+            .args(["gui", "--port", "0", "--engine", engine, "--games-dir"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("error: --engine \"{engine}\": {why}")), "{stderr}");
+        assert!(!dir.exists());
+    }
+    let cubist = cubist::gui::engine::EngineCmd::parse(&format!("{} uci", env!("CARGO_BIN_EXE_cubist"))).unwrap();
+    cubist::gui::check_engine(&cubist, cubist::gui::ENGINE_CHECK_TIMEOUT).expect("cubist answers uciok");
+}
