@@ -434,3 +434,57 @@ fn constellations_on_four_layers_choose_their_own_setup_layers() {
     assert_eq!(layers, [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]);
     assert!(o.records.iter().all(|r| r.variant.layers == 4));
 }
+
+// ---- issue 32: engine options checked, error reports counted -----------
+
+/// An `option.X=V` the engine does not announce, or a value outside its
+/// range, stops the match before its first game with a one-line error.
+#[test]
+fn engine_option_errors_stop_the_match_before_its_first_game() {
+    let (f, e) = (fake(), engine());
+    let cases = [
+        (
+            format!("--engine cmd={e} name=cubist-dev option.Nonsense=1 --engine cmd={f} name=b"),
+            "error: engine 'cubist-dev': option 'Nonsense' is not one of its options (",
+        ),
+        (format!("--engine cmd={f} name=a --engine cmd={e} name=c option.Hash=0"), "option Hash=0 is out of range 1.."),
+        (format!("--engine cmd={f} name=a option.Style=odd --engine cmd={f} name=b"), "is not one of its values"),
+        (format!("--engine cmd={f} name=a option.Hash=0 --engine cmd={f} name=b"), "engine 'a': option Hash=0"),
+    ];
+    for (args, message) in cases {
+        let o = run_match("bad-option", &words(&format!("{args} --each depth=1 --rounds 2 --maxmoves 4")));
+        assert!(!o.ok, "{args}");
+        assert!(o.stderr.contains(message), "{args}: {}", o.stderr);
+        assert_eq!(o.stderr.lines().count(), 1, "{args}: one line: {}", o.stderr);
+        assert!(o.records.is_empty() && !o.stderr.contains("Finished game"), "{args}: a game was played");
+    }
+    // Valid options (any case of the name) still play.
+    let o = run_match(
+        "good-option",
+        &words(&format!(
+            "--engine cmd={f} name=a option.hash=64 option.Style=WILD --engine cmd={e} name=c option.Hash=8 \
+             --each depth=1 --rounds 1 --maxmoves 4 --seed 1"
+        )),
+    );
+    assert!(o.ok, "{}", o.stderr);
+    assert_eq!(o.records.len(), 2);
+}
+
+/// `info string error…` lines are shown on stderr with the engine's name and counted per engine.
+#[test]
+fn engine_error_reports_are_shown_and_counted() {
+    let f = fake();
+    let args = words(&format!(
+        "--engine cmd={f} name=a --engine cmd={f} name=noisy arg=--error-line --each depth=1 --rounds 1 \
+         --maxmoves 3 --seed 1"
+    ));
+    let o = run_match("error-lines", &args);
+    results_add_up(&o, 2);
+    let shown = o.stderr.lines().filter(|l| l.starts_with("noisy: info string error")).count();
+    assert!(shown >= 2, "{}", o.stderr);
+    let count = |name: &str| {
+        o.json["standings"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()["error_lines"].as_u64()
+    };
+    assert_eq!(count("noisy"), Some(shown as u64));
+    assert_eq!(count("a"), Some(0));
+}

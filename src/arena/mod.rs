@@ -62,6 +62,14 @@ pub enum ArenaError {
         /// Why.
         source: ProcessError,
     },
+    /// An `option.X=V` the engine refuses (unknown name, wrong type, out of range).
+    #[error("engine '{name}': {why}")]
+    EngineOption {
+        /// The engine.
+        name: String,
+        /// The refusal, naming the option.
+        why: String,
+    },
     /// An output file that cannot be written.
     #[error("cannot write '{0}': {1}")]
     Io(String, std::io::Error),
@@ -415,17 +423,23 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     unique_names(&mut cfg.engines);
     let book = OpeningBook::new(cfg.variant, cfg.openings.as_ref(), cfg.constellations, cfg.random_plies, cfg.seed)?;
     let mut outputs = Outputs::open(&cfg)?;
-    // Every engine must start and answer `uci` before games are scheduled.
+    // Every engine must start, answer `uci` and take its options before games are scheduled.
     for spec in &cfg.engines {
         match EngineProcess::start(spec) {
             Ok(engine) => engine.quit(),
             Err(source) => {
                 // No game was played: the summary file created above would stay empty.
                 outputs.discard_summary();
-                return Err(ArenaError::Engine { name: spec.name.clone(), source });
+                let name = spec.name.clone();
+                return Err(match source {
+                    ProcessError::Option(why) => ArenaError::EngineOption { name, why },
+                    source => ArenaError::Engine { name, source },
+                });
             }
         }
     }
+    // Error reports before the match (other matches in this process) are not this match's.
+    let errors_before: Vec<u64> = cfg.engines.iter().map(|e| process::error_lines(&e.name)).collect();
     let schedule = Schedule::new(&cfg);
     let progress = Progress::new(schedule.len());
     if schedule.len() == 0 {
@@ -516,7 +530,9 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         return Err(e);
     }
     let identity = identity_of(&cfg, &schedule, &book);
-    let summary = summarise(&cfg, &schedule, &results, stopped_early, identity);
+    let errors: Vec<u64> =
+        cfg.engines.iter().zip(&errors_before).map(|(e, before)| process::error_lines(&e.name) - before).collect();
+    let summary = summarise(&cfg, &schedule, &results, stopped_early, identity, &errors);
     outputs.summary(&summary)?;
     Ok(summary)
 }
@@ -546,12 +562,14 @@ fn summarise(
     results: &Results,
     stopped_early: bool,
     identity: MatchIdentity,
+    errors: &[u64],
 ) -> MatchSummary {
     let mut standings: Vec<Standing> = cfg
         .engines
         .iter()
         .zip(&results.points)
-        .map(|(e, &(games, points))| Standing { name: e.name.clone(), games, points })
+        .zip(errors)
+        .map(|((e, &(games, points)), &error_lines)| Standing { name: e.name.clone(), games, points, error_lines })
         .collect();
     standings.sort_by(|x, y| y.points.total_cmp(&x.points));
     let pairs = results.pairs(cfg.repeat);
