@@ -224,7 +224,21 @@ impl EngineProcess {
                 })?)
             }
         };
-        let mut child = Command::new(&spec.cmd)
+        let mut command = match &spec.dir {
+            Some(dir) => {
+                // A relative path to the program stays relative to the runner's directory.
+                let cmd = std::path::Path::new(&spec.cmd);
+                let program = match std::env::current_dir() {
+                    Ok(here) if cmd.is_relative() && spec.cmd.contains('/') => here.join(cmd),
+                    _ => cmd.to_path_buf(),
+                };
+                let mut command = Command::new(program);
+                command.current_dir(dir);
+                command
+            }
+            None => Command::new(&spec.cmd),
+        };
+        let mut child = command
             .args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

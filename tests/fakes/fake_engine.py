@@ -15,7 +15,7 @@ Either way it can inject one fault on its Nth `go` (counted from 1 over the
 life of the process): --crash-at N, --illegal-at N, --garbage-at N,
 --slow-at N (sleep --sleep seconds first); --noready never answers `isready`
 after the first --ready-answers answers; --every repeats the fault on every later
-`go`; --error-line writes `info string error: …` before each move;
+`go`; --touch FILE appends a line to FILE at start; --error-line writes `info string error: …` before each move;
 --score CP adds an `info ... score cp
 CP` line before each move.
 """
@@ -53,9 +53,13 @@ def main():
     ap.add_argument("--ready-answers", type=int, default=0)
     ap.add_argument("--score", type=int)
     ap.add_argument("--moves", help="a whole game to play, comma-separated")
+    ap.add_argument("--touch", help="append a line to this file (in the working directory) at each start")
     ap.add_argument("--error-line", action="store_true", help="write 'info string error' before each move")
     ap.add_argument("--wrap", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.touch:
+        with open(a.touch, "a") as f:
+            f.write("start\n")
 
     child = None
     pending = {"go": 0}
