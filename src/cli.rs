@@ -377,6 +377,30 @@ pub struct MatchArgs {
     /// Play only shard K of N of the schedule (K from 1; needs --seed); `cubist merge` adds the shards up.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Progress lines: format=fastchess (the default) or format=cutechess (cutechess-cli's `Score of …`).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub output: Option<Vec<String>>,
+    /// Milliseconds each worker waits between its games.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub wait: u64,
+    /// The `Event` tag of the game records.
+    #[arg(long, default_value = "Cubist match")]
+    pub event: String,
+    /// The `Site` tag of the game records.
+    #[arg(long, default_value = "?")]
+    pub site: String,
+    /// No colour swap: the first engine of a pairing always plays White.
+    #[arg(long)]
+    pub noswap: bool,
+    /// Print the rating lines every N games (default: 10 with --output format=cutechess, else never).
+    #[arg(long, value_name = "N")]
+    pub ratinginterval: Option<u32>,
+    /// Print the score line every N games (default: 1 with --output format=cutechess, else never).
+    #[arg(long, value_name = "N")]
+    pub scoreinterval: Option<u32>,
+    /// The rating lines: penta=true|false (the pentanomial counts; default true).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub report: Option<Vec<String>>,
 }
 
 /// `cubist merge RESULTS.json… [--results-json FILE] [--pgnout FILE --pgn FILE…]`.
@@ -397,7 +421,7 @@ pub struct MergeArgs {
 }
 
 /// The `match` options fastchess and cutechess-cli spell with one dash.
-const MATCH_LONG_OPTIONS: [&str; 30] = [
+const MATCH_LONG_OPTIONS: [&str; 38] = [
     "engine",
     "each",
     "gauntlet",
@@ -427,30 +451,61 @@ const MATCH_LONG_OPTIONS: [&str; 30] = [
     "results-json",
     "log",
     "shard",
+    "output",
+    "wait",
+    "event",
+    "site",
+    "noswap",
+    "ratinginterval",
+    "scoreinterval",
+    "report",
     "help",
 ];
 
+/// Whether a word stands where an option may: `-name` or `--name` (not `-3`, a negative number).
+fn looks_like_option(arg: &str) -> bool {
+    let name = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')).unwrap_or("");
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+}
+
 /// The command line with the single-dash spelling of fastchess and
 /// cutechess-cli (`-engine`, `-each`, `-rounds` …) after `match` turned into
-/// the double-dash one. Only the names `match` knows are touched, only as
-/// whole arguments, and only where an option may stand (not as the value
-/// of `--seed` or `--rounds`, which are numbers).
-pub fn normalise_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+/// the double-dash one. Only whole arguments that look like options are
+/// touched (not `-3`, the value of `--seed`). A single-dash option `match`
+/// does not know is refused here by the name the user typed, with its
+/// values (`-tournament knockout`), so that clap never reads it as short
+/// options (`-t`); `-autosaveinterval`, which needs resumable matches, is
+/// refused by its own name in either spelling.
+pub fn normalise_args(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, String> {
+    let args: Vec<String> = args.into_iter().collect();
     let mut out = Vec::new();
     let mut in_match = false;
-    for arg in args {
+    for (i, arg) in args.iter().enumerate() {
         if !in_match && out.len() == 1 && arg == "match" {
             in_match = true;
-        } else if in_match
-            && let Some(name) = arg.strip_prefix('-').filter(|n| !n.starts_with('-'))
-            && MATCH_LONG_OPTIONS.contains(&name)
-        {
-            out.push(format!("--{name}"));
-            continue;
+        } else if in_match && looks_like_option(arg) {
+            let name = arg.trim_start_matches('-');
+            if name == "autosaveinterval" {
+                return Err(format!("{arg}: Cubist has no resumable matches yet"));
+            }
+            if !arg.starts_with("--") {
+                if MATCH_LONG_OPTIONS.contains(&name) {
+                    out.push(format!("--{name}"));
+                    continue;
+                }
+                if name != "h" {
+                    let values = args[i + 1..].iter().take_while(|a| !looks_like_option(a));
+                    let typed: Vec<&str> = std::iter::once(arg).chain(values).map(String::as_str).collect();
+                    return Err(format!(
+                        "'{}': cubist match has no such option (see cubist match --help and protocol.md)",
+                        typed.join(" ")
+                    ));
+                }
+            }
         }
-        out.push(arg);
+        out.push(arg.clone());
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -488,10 +543,49 @@ mod tests {
             normalise_args(args(
                 "cubist match -engine cmd=a -each tc=inf -rounds 2 -pgnout file=x.pgn -shard 2/4 --seed -3"
             )),
-            args("cubist match --engine cmd=a --each tc=inf --rounds 2 --pgnout file=x.pgn --shard 2/4 --seed -3")
+            Ok(args("cubist match --engine cmd=a --each tc=inf --rounds 2 --pgnout file=x.pgn --shard 2/4 --seed -3"))
         );
-        assert_eq!(normalise_args(args("cubist perft -engine")), args("cubist perft -engine"));
-        assert_eq!(normalise_args(args("cubist match -x -h")), args("cubist match -x -h"));
+        assert_eq!(normalise_args(args("cubist perft -engine")), Ok(args("cubist perft -engine")));
+        assert_eq!(normalise_args(args("cubist match -h")), Ok(args("cubist match -h")));
+        assert_eq!(
+            normalise_args(args(
+                "cubist match -output format=cutechess -wait 5 -event E -site S -noswap -ratinginterval 2 \
+                 -scoreinterval 1 -report penta=true -pgnout a.pgn min"
+            )),
+            Ok(args(
+                "cubist match --output format=cutechess --wait 5 --event E --site S --noswap --ratinginterval 2 \
+                 --scoreinterval 1 --report penta=true --pgnout a.pgn min"
+            ))
+        );
+    }
+
+    /// An option without meaning here is refused by the name the user typed, never as clap's `-t`.
+    #[test]
+    fn unknown_single_dash_options_are_refused_as_typed() {
+        let err = normalise_args(args("cubist match -engine cmd=a -tournament knockout -rounds 2")).unwrap_err();
+        assert!(err.starts_with("'-tournament knockout': cubist match has no such option"), "{err}");
+        assert!(normalise_args(args("cubist match -x")).unwrap_err().starts_with("'-x':"));
+        for spelling in ["-autosaveinterval", "--autosaveinterval"] {
+            let err = normalise_args(args(&format!("cubist match {spelling} 10"))).unwrap_err();
+            assert_eq!(err, format!("{spelling}: Cubist has no resumable matches yet"));
+        }
+        // Only after `match`.
+        assert!(normalise_args(args("cubist perft -x")).is_ok());
+    }
+
+    /// The new fastchess / cutechess-cli options parse through clap.
+    #[test]
+    fn cutechess_options_parse() {
+        let line = normalise_args(args(
+            "cubist match -engine cmd=a -engine cmd=b -output format=cutechess -wait 5 -event E -site S -noswap \
+             -ratinginterval 2 -scoreinterval 3 -report penta=false",
+        ))
+        .unwrap();
+        let Some(Command::Match(m)) = Cli::try_parse_from(line).unwrap().command else { panic!("not a match") };
+        assert_eq!((m.wait, m.event.as_str(), m.site.as_str(), m.noswap), (5, "E", "S", true));
+        assert_eq!((m.ratinginterval, m.scoreinterval), (Some(2), Some(3)));
+        assert_eq!(m.output.as_deref(), Some(&args("format=cutechess")[..]));
+        assert_eq!(m.report.as_deref(), Some(&args("penta=false")[..]));
     }
 
     #[test]

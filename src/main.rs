@@ -5,7 +5,10 @@ mod cli;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use cli::{Cli, Command, MatchArgs, MergeArgs, PerftArgs};
-use cubist::arena::config::{DrawRule, EngineSpec, OpeningsSpec, ResignRule, parse_log, parse_pgnout, parse_sprt};
+use cubist::arena::config::{
+    DrawRule, EngineSpec, OpeningsSpec, OutputFormat, ResignRule, parse_log, parse_output, parse_pgnout, parse_report,
+    parse_sprt,
+};
 use cubist::arena::game::Adjudication;
 use cubist::arena::merge::{merge_records, merge_results, write_records, write_summary};
 use cubist::arena::shard::Shard;
@@ -63,7 +66,17 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
         }
         None => Shard::whole(),
     };
+    let output = args.output.as_deref().map(parse_output).transpose().map_err(e)?.unwrap_or_default();
+    let cutechess = output == OutputFormat::Cutechess;
     Ok(MatchConfig {
+        event: args.event.clone(),
+        site: args.site.clone(),
+        noswap: args.noswap,
+        wait: std::time::Duration::from_millis(args.wait),
+        output,
+        score_interval: args.scoreinterval.unwrap_or(u32::from(cutechess)),
+        rating_interval: args.ratinginterval.unwrap_or(if cutechess { 10 } else { 0 }),
+        penta_report: args.report.as_deref().map(parse_report).transpose().map_err(e)?.unwrap_or(!cutechess),
         engines: engines.map_err(e)?,
         gauntlet: args.gauntlet,
         variant: args.variant.variant(args.constellations)?,
@@ -493,7 +506,14 @@ fn main() -> ExitCode {
         ));
         return ExitCode::FAILURE;
     }
-    let matches = Cli::command().get_matches_from(cli::normalise_args(std::env::args()));
+    let args = match cli::normalise_args(std::env::args()) {
+        Ok(args) => args,
+        Err(e) => {
+            note(&format!("error: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    let matches = Cli::command().get_matches_from(args);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

@@ -434,3 +434,133 @@ fn constellations_on_four_layers_choose_their_own_setup_layers() {
     assert_eq!(layers, [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]);
     assert!(o.records.iter().all(|r| r.variant.layers == 4));
 }
+
+// ---- issue 32: engine options checked, error reports counted -----------
+
+/// An `option.X=V` the engine does not announce, or a value outside its
+/// range, stops the match before its first game with a one-line error.
+#[test]
+fn engine_option_errors_stop_the_match_before_its_first_game() {
+    let (f, e) = (fake(), engine());
+    let cases = [
+        (
+            format!("--engine cmd={e} name=cubist-dev option.Nonsense=1 --engine cmd={f} name=b"),
+            "error: engine 'cubist-dev': option 'Nonsense' is not one of its options (",
+        ),
+        (format!("--engine cmd={f} name=a --engine cmd={e} name=c option.Hash=0"), "option Hash=0 is out of range 1.."),
+        (format!("--engine cmd={f} name=a option.Style=odd --engine cmd={f} name=b"), "is not one of its values"),
+        (format!("--engine cmd={f} name=a option.Hash=0 --engine cmd={f} name=b"), "engine 'a': option Hash=0"),
+    ];
+    for (args, message) in cases {
+        let o = run_match("bad-option", &words(&format!("{args} --each depth=1 --rounds 2 --maxmoves 4")));
+        assert!(!o.ok, "{args}");
+        assert!(o.stderr.contains(message), "{args}: {}", o.stderr);
+        assert_eq!(o.stderr.lines().count(), 1, "{args}: one line: {}", o.stderr);
+        assert!(o.records.is_empty() && !o.stderr.contains("Finished game"), "{args}: a game was played");
+    }
+    // Valid options (any case of the name) still play.
+    let o = run_match(
+        "good-option",
+        &words(&format!(
+            "--engine cmd={f} name=a option.hash=64 option.Style=WILD --engine cmd={e} name=c option.Hash=8 \
+             --each depth=1 --rounds 1 --maxmoves 4 --seed 1"
+        )),
+    );
+    assert!(o.ok, "{}", o.stderr);
+    assert_eq!(o.records.len(), 2);
+}
+
+/// `info string error…` lines are shown on stderr with the engine's name and counted per engine.
+#[test]
+fn engine_error_reports_are_shown_and_counted() {
+    let f = fake();
+    let args = words(&format!(
+        "--engine cmd={f} name=a --engine cmd={f} name=noisy arg=--error-line --each depth=1 --rounds 1 \
+         --maxmoves 3 --seed 1"
+    ));
+    let o = run_match("error-lines", &args);
+    results_add_up(&o, 2);
+    let shown = o.stderr.lines().filter(|l| l.starts_with("noisy: info string error")).count();
+    assert!(shown >= 2, "{}", o.stderr);
+    let count = |name: &str| {
+        o.json["standings"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap()["error_lines"].as_u64()
+    };
+    assert_eq!(count("noisy"), Some(shown as u64));
+    assert_eq!(count("a"), Some(0));
+}
+
+// ---- issue 32: fastchess / cutechess-cli spellings ----------------------
+
+/// A cutechess-cli command line: `-output format=cutechess`, `-wait`, `-event`,
+/// `-site`, `-noswap`, `-ratinginterval`, `-scoreinterval`, `-report penta=…`,
+/// `-pgnout FILE min`, and the engine keys `plies=`, `args="…"`, `dir=` and `restart=on`.
+#[test]
+fn cutechess_command_lines_run_unchanged() {
+    let dir = scratch("cutechess");
+    let pgn = dir.join("games.pgn");
+    let mut line = words(&format!(
+        "match -engine cmd={f} name=a dir={d} restart=on -engine cmd={f} name=b plies=1 -each depth=1 -rounds 2 \
+         -maxmoves 4 -seed 1 -output format=cutechess -wait 10 -event Test-Event -site Here -noswap \
+         -ratinginterval 2 -scoreinterval 1 -report penta=true -pgnout {p} min",
+        f = fake(),
+        d = dir.display(),
+        p = pgn.display()
+    ));
+    // One argument, as the shell hands `args="--touch starts.txt --score 7"` over.
+    line.insert(6, "args=--touch starts.txt --score 7".into());
+    let out = Command::new(CUBIST).args(&line).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let records = parse_records(&std::fs::read_to_string(&pgn).unwrap()).unwrap();
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert_eq!((r.event.as_str(), r.site.as_str(), r.white.as_str()), ("Test-Event", "Here", "a"), "-noswap");
+        assert_eq!(r.time_control, "depth=1");
+    }
+    // args= reached the engine (its scores), dir= is its working directory, restart=on a process per game.
+    assert!(records[0].move_comments.iter().any(|c| c.starts_with("+0.07/1")), "{:?}", records[0].move_comments);
+    let starts = std::fs::read_to_string(dir.join("starts.txt")).unwrap();
+    assert_eq!(starts.lines().count(), 1 + records.len(), "the check before the match, then one per game");
+    let score_lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Score of a vs b: ")).collect();
+    assert_eq!(score_lines.len(), 4, "{stderr}");
+    assert!(score_lines[3].ends_with("] 4") && score_lines[3].contains(" - "), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("Elo difference: ")).count(), 2, "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("Ptnml(0-2): [")).count(), 2, "{stderr}");
+}
+
+/// fastchess's format (the default, also by name) prints its results every `-scoreinterval` games.
+#[test]
+fn fastchess_output_format_and_intervals() {
+    let line = words(&format!(
+        "match -engine cmd={f} name=a -engine cmd={f} name=b -each depth=1 -rounds 2 -maxmoves 4 -seed 1 \
+         -output format=fastchess -scoreinterval 2 -ratinginterval 4 -report penta=false",
+        f = fake()
+    ));
+    let out = Command::new(CUBIST).args(&line).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("Results of a vs b: Games: ")).count(), 2, "{stderr}");
+    let elo: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Elo: ")).collect();
+    assert_eq!(elo.len(), 1, "{stderr}");
+    assert!(!elo[0].contains("Ptnml"), "penta=false: {stderr}");
+    assert!(!stderr.contains("Score of"), "{stderr}");
+}
+
+/// Options without meaning here are refused by the name the user typed, before any game.
+#[test]
+fn options_without_meaning_are_refused_by_their_own_name() {
+    let f = fake();
+    let base = format!("match -engine cmd={f} name=a -engine cmd={f} name=b -each depth=1");
+    for (extra, message) in [
+        ("-tournament knockout", "error: '-tournament knockout': cubist match has no such option"),
+        ("-autosaveinterval 10", "error: -autosaveinterval: Cubist has no resumable matches yet"),
+        ("-output format=xml", "--output: bad value 'xml'"),
+        ("-report penta=maybe", "--report: bad value 'maybe'"),
+    ] {
+        let out = Command::new(CUBIST).args(words(&format!("{base} {extra}"))).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra}");
+        assert!(stderr.contains(message), "{extra}: {stderr}");
+        assert!(!stderr.contains("'-t'") && !stderr.contains("Finished game"), "{extra}: {stderr}");
+    }
+}

@@ -167,6 +167,10 @@ pub struct EngineSpec {
     pub ready_timeout: Duration,
     /// Where the engine's stderr goes (appended); `None`: discarded.
     pub stderr: Option<PathBuf>,
+    /// The working directory of the engine process (`dir=`); `None`: the runner's.
+    pub dir: Option<PathBuf>,
+    /// Start the engine process afresh before every game (`restart=on`).
+    pub restart: bool,
 }
 
 /// Default grace beyond the clock: the referee measures from its own side of the pipe.
@@ -206,6 +210,8 @@ impl EngineSpec {
             timemargin: DEFAULT_TIMEMARGIN,
             ready_timeout: DEFAULT_READY_TIMEOUT,
             stderr: None,
+            dir: None,
+            restart: false,
         };
         spec.apply("--each", each)?;
         spec.apply("--engine", own)?;
@@ -221,13 +227,26 @@ impl EngineSpec {
                 "cmd" => spec.cmd = val.to_string(),
                 "name" => spec.name = val.to_string(),
                 "arg" => spec.args.push(val.to_string()),
+                // cutechess's and fastchess's one string of arguments, split as a shell would split words.
+                "args" => spec.args.extend(split_words(val).map_err(bad)?),
+                "dir" if !val.is_empty() => spec.dir = Some(PathBuf::from(val)),
+                "restart" => {
+                    spec.restart = match val {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(bad("expected on or off".into())),
+                    }
+                }
                 // cutechess-cli's protocol key: UCI is the only one spoken here.
                 "proto" if val == "uci" => {}
                 "proto" => return Err(bad("only uci is spoken here".into())),
                 "tc" if val == "inf" => spec.limit.tc = None,
                 "tc" => spec.limit.tc = Some(TimeControl::parse(val).map_err(bad)?),
                 "st" => spec.limit.movetime = Some(seconds(val).map_err(bad)?).filter(|d| !d.is_zero()),
-                "depth" => spec.limit.depth = Some(value(group, key, val, "a positive integer")?).filter(|&d| d > 0),
+                // fastchess's ply limit of a search is a depth limit.
+                "depth" | "plies" => {
+                    spec.limit.depth = Some(value(group, key, val, "a positive integer")?).filter(|&d| d > 0)
+                }
                 "nodes" => spec.limit.nodes = Some(value(group, key, val, "a positive integer")?).filter(|&n| n > 0),
                 "timemargin" => spec.timemargin = Duration::from_millis(value(group, key, val, "milliseconds")?),
                 "readytimeout" => spec.ready_timeout = seconds(val).map_err(bad)?,
@@ -269,6 +288,82 @@ impl EngineSpec {
         }
         Ok(spec)
     }
+}
+
+/// Splits `args="…"` into words at blanks; single or double quotes keep blanks inside a word.
+fn split_words(text: &str) -> Result<Vec<String>, String> {
+    let (mut words, mut word, mut quote, mut in_word) = (Vec::new(), String::new(), None, false);
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => (quote, in_word) = (Some(c), true),
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                }
+                in_word = false;
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("a quote is not closed".into());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// How the progress lines look: fastchess's (the default) or cutechess-cli's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// `Results of A vs B: …` blocks.
+    #[default]
+    Fastchess,
+    /// `Score of A vs B: W - L - D  [0.550] N` and `Elo difference: …` lines.
+    Cutechess,
+}
+
+/// Reads `--output format=fastchess|cutechess`.
+pub fn parse_output(tokens: &[String]) -> Result<OutputFormat, ConfigError> {
+    const G: &str = "--output";
+    let mut format = OutputFormat::Fastchess;
+    for (key, val) in pairs(G, tokens)? {
+        match (key, val) {
+            ("format", "fastchess") => format = OutputFormat::Fastchess,
+            ("format", "cutechess") => format = OutputFormat::Cutechess,
+            ("format", _) => {
+                return Err(ConfigError::BadValue {
+                    group: G,
+                    key: key.into(),
+                    value: val.into(),
+                    why: "expected fastchess or cutechess".into(),
+                });
+            }
+            _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+        }
+    }
+    Ok(format)
+}
+
+/// Reads `--report penta=true|false`: whether the rating lines show the pentanomial counts.
+pub fn parse_report(tokens: &[String]) -> Result<bool, ConfigError> {
+    const G: &str = "--report";
+    let mut penta = true;
+    for (key, val) in pairs(G, tokens)? {
+        match key {
+            "penta" => {
+                penta = value(G, key, val, "expected true or false")?;
+            }
+            _ => return Err(ConfigError::UnknownKey { group: G, key: key.to_string() }),
+        }
+    }
+    Ok(penta)
 }
 
 /// The order in which an opening file is used.
@@ -336,14 +431,15 @@ impl OpeningsSpec {
     }
 }
 
-/// `--pgnout FILE` or, as fastchess and cutechess write it, `--pgnout file=FILE [key=value…]`:
-/// the file. fastchess's other keys (`notation`, `nodes`, `seldepth`, …), which choose what a
+/// `--pgnout FILE [min]` (cutechess) or, as fastchess writes it, `--pgnout file=FILE [key=value…]`:
+/// the file. cutechess's `min` (records without comments) is accepted and changes nothing. fastchess's other keys (`notation`, `nodes`, `seldepth`, …), which choose what a
 /// record shows, are accepted and change nothing: records always hold protocol move text and
 /// `{score/depth time}` comments.
 pub fn parse_pgnout(tokens: &[String]) -> Result<PathBuf, ConfigError> {
     const G: &str = "--pgnout";
     match tokens {
         [one] if !one.contains('=') => Ok(PathBuf::from(one)),
+        [one, min] if !one.contains('=') && min == "min" => Ok(PathBuf::from(one)),
         _ => {
             let mut file = None;
             for (key, val) in pairs(G, tokens)? {
@@ -552,6 +648,25 @@ mod tests {
         assert_eq!(parse_log(&toks("file=m.log level=trace")).unwrap(), PathBuf::from("m.log"));
         let sprt = parse_sprt(&toks("elo0=0 elo1=5 alpha=0.05 beta=0.05 minpairs=3")).unwrap();
         assert_eq!(sprt.min_pairs, 3);
+    }
+
+    #[test]
+    fn fastchess_and_cutechess_engine_keys_and_outputs() {
+        let e = EngineSpec::parse(&toks("plies=4"), &toks("cmd=x dir=/tmp restart=on arg=-a")).unwrap();
+        assert_eq!((e.limit.depth, e.dir, e.restart), (Some(4), Some(PathBuf::from("/tmp")), true));
+        let mut own = toks("cmd=x depth=1");
+        own.push("args=-x 'two words' \"y z\"  -w".into());
+        assert_eq!(EngineSpec::parse(&[], &own).unwrap().args, ["-x", "two words", "y z", "-w"]);
+        assert!(EngineSpec::parse(&[], &toks("cmd=x depth=1 restart=yes")).is_err());
+        assert!(EngineSpec::parse(&[], &toks("cmd=x depth=1 args='open")).is_err());
+        assert!(!EngineSpec::parse(&[], &toks("cmd=x depth=1 restart=off")).unwrap().restart);
+        assert_eq!(parse_output(&toks("format=cutechess")), Ok(OutputFormat::Cutechess));
+        assert_eq!(parse_output(&toks("format=fastchess")), Ok(OutputFormat::Fastchess));
+        assert!(parse_output(&toks("format=pgn")).is_err() && parse_output(&toks("colour=yes")).is_err());
+        assert_eq!((parse_report(&toks("penta=true")), parse_report(&toks("penta=false"))), (Ok(true), Ok(false)));
+        assert!(parse_report(&toks("penta=maybe")).is_err());
+        assert_eq!(parse_pgnout(&toks("c.pgn min")).unwrap(), PathBuf::from("c.pgn"));
+        assert!(parse_pgnout(&toks("c.pgn max")).is_err());
     }
 
     #[test]

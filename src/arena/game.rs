@@ -185,7 +185,8 @@ fn loss(loser: usize) -> GameResult {
 /// The termination of a process error.
 fn fault_of(e: &ProcessError) -> Termination {
     match e {
-        ProcessError::Spawn { .. } | ProcessError::Crashed => Termination::Crash,
+        // An option refused at a restart (checked before the first game, so not expected) fails the start.
+        ProcessError::Spawn { .. } | ProcessError::Crashed | ProcessError::Option(_) => Termination::Crash,
         ProcessError::Timeout { what: "bestmove", .. } => Termination::TimeForfeit,
         ProcessError::Timeout { .. } => Termination::NoReadyok,
     }

@@ -230,7 +230,7 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
     let mut owners: BTreeMap<u32, String> = first.shards.indices.iter().map(|&k| (k, first.file.clone())).collect();
     let mut shards = first.shards.clone();
     let mut tallies = vec![Tally::default(); first.results.pairings.len()];
-    let mut standings: Vec<(u32, f64)> = vec![(0, 0.0); names.len()];
+    let mut standings: Vec<(u32, f64, u64)> = vec![(0, 0.0, 0); names.len()];
     let mut terminations: BTreeMap<String, u32> = BTreeMap::new();
     let (mut games, mut scheduled) = (0u64, 0u64);
     let mut add = |part: &Part, tallies: &mut Vec<Tally>| {
@@ -241,6 +241,7 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
             if let Some(i) = names.iter().position(|n| *n == s.name) {
                 standings[i].0 = standings[i].0.saturating_add(s.games);
                 standings[i].1 += s.points;
+                standings[i].2 = standings[i].2.saturating_add(s.error_lines);
             }
         }
         for (k, v) in &part.results.terminations {
@@ -277,7 +278,7 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
     let mut standings: Vec<Standing> = names
         .iter()
         .zip(standings)
-        .map(|(name, (games, points))| Standing { name: name.clone(), games, points })
+        .map(|(name, (games, points, error_lines))| Standing { name: name.clone(), games, points, error_lines })
         .collect();
     standings.sort_by(|x, y| y.points.total_cmp(&x.points));
     let sprt = match identity.sprt {

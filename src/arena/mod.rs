@@ -27,7 +27,7 @@ pub mod summary;
 
 use crate::arena::shard::{Shard, ShardSet};
 use crate::core::{Position, Variant};
-use config::{ConfigError, EngineSpec, OpeningsSpec};
+use config::{ConfigError, EngineSpec, OpeningsSpec, OutputFormat};
 use fingerprint::{EngineIdentity, MatchIdentity, describe_adjudication};
 use game::{Adjudication, Played, play_game};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -61,6 +61,14 @@ pub enum ArenaError {
         name: String,
         /// Why.
         source: ProcessError,
+    },
+    /// An `option.X=V` the engine refuses (unknown name, wrong type, out of range).
+    #[error("engine '{name}': {why}")]
+    EngineOption {
+        /// The engine.
+        name: String,
+        /// The refusal, naming the option.
+        why: String,
     },
     /// An output file that cannot be written.
     #[error("cannot write '{0}': {1}")]
@@ -105,6 +113,55 @@ pub struct MatchConfig {
     /// The slice of the schedule to play (`1/1`: all of it). A shard plays
     /// all its games: its SPRT is reported but never stops it.
     pub shard: Shard,
+    /// The records' `Event` tag.
+    pub event: String,
+    /// The records' `Site` tag.
+    pub site: String,
+    /// The first engine of a pairing always plays White (no colour swap).
+    pub noswap: bool,
+    /// A pause before each worker's next game.
+    pub wait: std::time::Duration,
+    /// Progress in fastchess's or cutechess-cli's words.
+    pub output: OutputFormat,
+    /// Print the score line every N finished games (0: never).
+    pub score_interval: u32,
+    /// Print the rating lines every N finished games (0: never).
+    pub rating_interval: u32,
+    /// The rating lines show the pentanomial counts.
+    pub penta_report: bool,
+}
+
+/// The defaults of the settings fastchess and cutechess-cli users may change.
+impl Default for MatchConfig {
+    fn default() -> MatchConfig {
+        MatchConfig {
+            engines: Vec::new(),
+            gauntlet: false,
+            variant: Variant::hdc(),
+            openings: None,
+            random_plies: 0,
+            constellations: false,
+            repeat: true,
+            rounds: 1,
+            games: None,
+            concurrency: 1,
+            seed: 0,
+            adjudication: Adjudication::default(),
+            sprt: None,
+            pgnout: None,
+            results_json: None,
+            log: None,
+            shard: Shard::whole(),
+            event: "Cubist match".into(),
+            site: "?".into(),
+            noswap: false,
+            wait: std::time::Duration::ZERO,
+            output: OutputFormat::Fastchess,
+            score_interval: 0,
+            rating_interval: 0,
+            penta_report: true,
+        }
+    }
 }
 
 /// One scheduled game.
@@ -134,6 +191,7 @@ struct Schedule {
     rounds: u32,
     games_per_round: u32,
     repeat: bool,
+    noswap: bool,
     shard: Shard,
 }
 
@@ -146,6 +204,7 @@ impl Schedule {
             rounds: cfg.rounds,
             games_per_round,
             repeat: cfg.repeat,
+            noswap: cfg.noswap,
             shard: cfg.shard,
         }
     }
@@ -184,7 +243,7 @@ impl Schedule {
         } else {
             u64::from(round) * u64::from(self.games_per_round) + u64::from(game)
         };
-        let (white, black) = if colour_index % 2 == 1 { (b, a) } else { (a, b) };
+        let (white, black) = if colour_index % 2 == 1 && !self.noswap { (b, a) } else { (a, b) };
         Some(Job { pairing, round, game, white, black })
     }
 }
@@ -337,8 +396,8 @@ impl Progress {
 fn record_of(cfg: &MatchConfig, date: &str, f: Finished) -> GameRecord {
     let (w, b) = (&cfg.engines[f.job.white], &cfg.engines[f.job.black]);
     GameRecord {
-        event: "Cubist match".into(),
-        site: "?".into(),
+        event: cfg.event.clone(),
+        site: cfg.site.clone(),
         date: date.to_string(),
         round: format!("{}.{}", u64::from(f.job.round) + 1, u64::from(f.job.game) + 1),
         white: w.name.clone(),
@@ -379,15 +438,28 @@ fn validate(cfg: &MatchConfig) -> Result<(), ArenaError> {
 fn worker(
     schedule: &Schedule,
     book: &OpeningBook,
-    specs: &[EngineSpec],
-    rules: Adjudication,
+    cfg: &MatchConfig,
     next: &AtomicU64,
     stop: &AtomicBool,
     tx: Sender<Finished>,
 ) {
+    let (specs, rules, wait) = (&cfg.engines, cfg.adjudication, cfg.wait);
     let mut slots: Vec<Option<EngineProcess>> = specs.iter().map(|_| None).collect();
+    let mut first = true;
     while !stop.load(Ordering::Relaxed) {
         let Some(job) = schedule.job(next.fetch_add(1, Ordering::Relaxed)) else { break };
+        if !first && !wait.is_zero() {
+            thread::sleep(wait);
+        }
+        first = false;
+        // `restart=on`: a fresh process for every game.
+        for side in [job.white, job.black] {
+            if specs[side].restart
+                && let Some(engine) = slots[side].take()
+            {
+                engine.quit();
+            }
+        }
         let opening = book.opening(job.round as usize);
         // The book only hands out FENs it has parsed; a refusal here ends the match.
         let Ok(start) = Position::from_fen(&opening.fen, opening.variant) else {
@@ -415,17 +487,23 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     unique_names(&mut cfg.engines);
     let book = OpeningBook::new(cfg.variant, cfg.openings.as_ref(), cfg.constellations, cfg.random_plies, cfg.seed)?;
     let mut outputs = Outputs::open(&cfg)?;
-    // Every engine must start and answer `uci` before games are scheduled.
+    // Every engine must start, answer `uci` and take its options before games are scheduled.
     for spec in &cfg.engines {
         match EngineProcess::start(spec) {
             Ok(engine) => engine.quit(),
             Err(source) => {
                 // No game was played: the summary file created above would stay empty.
                 outputs.discard_summary();
-                return Err(ArenaError::Engine { name: spec.name.clone(), source });
+                let name = spec.name.clone();
+                return Err(match source {
+                    ProcessError::Option(why) => ArenaError::EngineOption { name, why },
+                    source => ArenaError::Engine { name, source },
+                });
             }
         }
     }
+    // Error reports before the match (other matches in this process) are not this match's.
+    let errors_before: Vec<u64> = cfg.engines.iter().map(|e| process::error_lines(&e.name)).collect();
     let schedule = Schedule::new(&cfg);
     let progress = Progress::new(schedule.len());
     if schedule.len() == 0 {
@@ -448,11 +526,10 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         let workers = (cfg.concurrency as u64).min(schedule.len());
         for i in 0..workers {
             let tx = tx.clone();
-            let (schedule, book, specs, next, stop) = (&schedule, &book, &cfg.engines, &next, &stop);
-            let rules = cfg.adjudication;
+            let (schedule, book, cfg, next, stop) = (&schedule, &book, &cfg, &next, &stop);
             let spawned = thread::Builder::new()
                 .name(format!("match-worker-{i}"))
-                .spawn_scoped(scope, move || worker(schedule, book, specs, rules, next, stop, tx));
+                .spawn_scoped(scope, move || worker(schedule, book, cfg, next, stop, tx));
             // A worker the system refuses: the match goes on with the ones it has.
             match spawned {
                 Ok(_) => started += 1,
@@ -506,6 +583,9 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
             }
             progress.bar.set_message(msg);
             progress.bar.inc(1);
+            for line in interval_lines(&cfg, results.finished, &cfg.engines[a].name, &cfg.engines[b].name, t) {
+                progress.say(line);
+            }
         }
     });
     progress.bar.finish_and_clear();
@@ -516,9 +596,71 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         return Err(e);
     }
     let identity = identity_of(&cfg, &schedule, &book);
-    let summary = summarise(&cfg, &schedule, &results, stopped_early, identity);
+    let errors: Vec<u64> =
+        cfg.engines.iter().zip(&errors_before).map(|(e, before)| process::error_lines(&e.name) - before).collect();
+    let summary = summarise(&cfg, &schedule, &results, stopped_early, identity, &errors);
     outputs.summary(&summary)?;
     Ok(summary)
+}
+
+/// The score and rating lines due after `finished` games, in the chosen format, for the first pairing.
+fn interval_lines(cfg: &MatchConfig, finished: u64, a: &str, b: &str, t: &Tally) -> Vec<String> {
+    let due = |every: u32| every > 0 && finished % u64::from(every) == 0;
+    let mut lines = Vec::new();
+    let penta = format!("Ptnml(0-2): {:?}", t.penta);
+    match cfg.output {
+        OutputFormat::Cutechess => {
+            if due(cfg.score_interval) {
+                lines.push(format!(
+                    "Score of {a} vs {b}: {} - {} - {}  [{:.3}] {}",
+                    t.wins,
+                    t.losses,
+                    t.draws,
+                    t.score(),
+                    t.games()
+                ));
+            }
+            if due(cfg.rating_interval) {
+                lines.push(format!(
+                    "Elo difference: {} +/- {}, LOS: {:.1} %, DrawRatio: {:.1} %",
+                    fmt_elo(t.elo()),
+                    fmt_err(t.elo_error()),
+                    t.los() * 100.0,
+                    t.draw_ratio() * 100.0
+                ));
+                if cfg.penta_report {
+                    lines.push(penta);
+                }
+            }
+        }
+        OutputFormat::Fastchess => {
+            if due(cfg.score_interval) {
+                lines.push(format!(
+                    "Results of {a} vs {b}: Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({:.2} %)",
+                    t.games(),
+                    t.wins,
+                    t.losses,
+                    t.draws,
+                    t.points(),
+                    t.score() * 100.0
+                ));
+            }
+            if due(cfg.rating_interval) {
+                let mut line = format!(
+                    "Elo: {} +/- {}, LOS: {:.2} %, DrawRatio: {:.2} %",
+                    fmt_elo(t.elo()),
+                    fmt_err(t.elo_error()),
+                    t.los() * 100.0,
+                    t.draw_ratio() * 100.0
+                );
+                if cfg.penta_report {
+                    line += &format!(", {penta}");
+                }
+                lines.push(line);
+            }
+        }
+    }
+    lines
 }
 
 /// What makes results files shards of this match.
@@ -546,12 +688,14 @@ fn summarise(
     results: &Results,
     stopped_early: bool,
     identity: MatchIdentity,
+    errors: &[u64],
 ) -> MatchSummary {
     let mut standings: Vec<Standing> = cfg
         .engines
         .iter()
         .zip(&results.points)
-        .map(|(e, &(games, points))| Standing { name: e.name.clone(), games, points })
+        .zip(errors)
+        .map(|((e, &(games, points)), &error_lines)| Standing { name: e.name.clone(), games, points, error_lines })
         .collect();
     standings.sort_by(|x, y| y.points.total_cmp(&x.points));
     let pairs = results.pairs(cfg.repeat);
@@ -610,6 +754,7 @@ mod tests {
             results_json: None,
             log: None,
             shard: Shard::whole(),
+            ..MatchConfig::default()
         }
     }
 

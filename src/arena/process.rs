@@ -6,6 +6,7 @@
 //! (end of output) is noticed at once.
 
 use super::config::EngineSpec;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -22,6 +23,28 @@ static LOG: OnceLock<Mutex<File>> = OnceLock::new();
 /// first call wins; `--log` is one file per match run).
 pub fn log_to(file: File) {
     let _ = LOG.set(Mutex::new(file));
+}
+
+/// Lines `info string error…` each engine (by name) has written, counted by the reader threads.
+static ERROR_LINES: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+/// How many `info string error…` lines the engine called `name` has written so far in this process.
+pub fn error_lines(name: &str) -> u64 {
+    ERROR_LINES.lock().map_or(0, |m| m.get(name).copied().unwrap_or(0))
+}
+
+/// Whether a line is an engine's error report: `info string error…` (any case).
+fn is_error_report(line: &str) -> bool {
+    line.strip_prefix("info string ")
+        .is_some_and(|rest| rest.trim_start().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("error")))
+}
+
+/// Shows an error report on stderr, prefixed with the engine's name, and counts it.
+fn report_error_line(engine: &str, line: &str) {
+    let _ = writeln!(std::io::stderr(), "{engine}: {line}");
+    if let Ok(mut m) = ERROR_LINES.lock() {
+        *m.entry(engine.to_string()).or_default() += 1;
+    }
 }
 
 /// The time of day (UTC) as `HH:MM:SS.mmm`.
@@ -62,6 +85,80 @@ pub enum ProcessError {
         /// How long the referee waited.
         after: Duration,
     },
+    /// An `option.X=V` the engine refuses: not announced, or a value outside its type.
+    #[error("{0}")]
+    Option(String),
+}
+
+/// An option an engine announced after `uci`: `option name N type T [default D] [min A] [max B] [var V]…`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnnouncedOption {
+    /// Its name as announced.
+    pub name: String,
+    /// `check`, `spin`, `combo`, `button` or `string`.
+    pub kind: String,
+    /// A spin's least value.
+    pub min: Option<i64>,
+    /// A spin's greatest value.
+    pub max: Option<i64>,
+    /// A combo's values.
+    pub vars: Vec<String>,
+}
+
+impl AnnouncedOption {
+    /// Reads an `option name … type …` line; `None` for any other line.
+    pub fn parse(line: &str) -> Option<AnnouncedOption> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"option") || words.get(1) != Some(&"name") {
+            return None;
+        }
+        let type_at = words.iter().position(|w| *w == "type")?;
+        let name = words.get(2..type_at)?.join(" ");
+        let kind = words.get(type_at + 1)?.to_ascii_lowercase();
+        let keywords = ["default", "min", "max", "var"];
+        let (mut min, mut max, mut vars) = (None, None, Vec::new());
+        let mut i = type_at + 2;
+        while i < words.len() {
+            let key = words[i];
+            let end = (i + 1..words.len()).find(|&j| keywords.contains(&words[j])).unwrap_or(words.len());
+            let text = words[i + 1..end].join(" ");
+            match key {
+                "min" => min = text.parse().ok(),
+                "max" => max = text.parse().ok(),
+                "var" => vars.push(text),
+                _ => {}
+            }
+            i = end;
+        }
+        Some(AnnouncedOption { name, kind, min, max, vars })
+    }
+}
+
+/// Checks `option.name=value` against the options an engine announced (names
+/// case-insensitively): the reason of a refusal, e.g. `option Hash=0 is out of range 1..65536`.
+pub fn check_option(announced: &[AnnouncedOption], name: &str, value: &str) -> Result<(), String> {
+    let Some(o) = announced.iter().find(|o| o.name.eq_ignore_ascii_case(name)) else {
+        let names: Vec<&str> = announced.iter().map(|o| o.name.as_str()).collect();
+        let known = if names.is_empty() { "it announces none".to_string() } else { names.join(", ") };
+        return Err(format!("option '{name}' is not one of its options ({known})"));
+    };
+    match o.kind.as_str() {
+        "spin" => {
+            let v: i64 = value.trim().parse().map_err(|_| format!("option {name}={value} is not a whole number"))?;
+            let (lo, hi) = (o.min.unwrap_or(i64::MIN), o.max.unwrap_or(i64::MAX));
+            if v < lo || v > hi {
+                return Err(format!("option {name}={value} is out of range {lo}..{hi}"));
+            }
+        }
+        "check" if !value.eq_ignore_ascii_case("true") && !value.eq_ignore_ascii_case("false") => {
+            return Err(format!("option {name}={value} is not true or false"));
+        }
+        "combo" if !o.vars.iter().any(|v| v.eq_ignore_ascii_case(value)) => {
+            return Err(format!("option {name}={value} is not one of its values ({})", o.vars.join(", ")));
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A line the engine wrote and when the referee received it.
@@ -127,7 +224,21 @@ impl EngineProcess {
                 })?)
             }
         };
-        let mut child = Command::new(&spec.cmd)
+        let mut command = match &spec.dir {
+            Some(dir) => {
+                // A relative path to the program stays relative to the runner's directory.
+                let cmd = std::path::Path::new(&spec.cmd);
+                let program = match std::env::current_dir() {
+                    Ok(here) if cmd.is_relative() && spec.cmd.contains('/') => here.join(cmd),
+                    _ => cmd.to_path_buf(),
+                };
+                let mut command = Command::new(program);
+                command.current_dir(dir);
+                command
+            }
+            None => Command::new(&spec.cmd),
+        };
+        let mut child = command
             .args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -151,6 +262,9 @@ impl EngineProcess {
                     Ok(_) => {
                         let text = String::from_utf8_lossy(&buf).trim().to_string();
                         log_line(&name, '<', &text);
+                        if is_error_report(&text) {
+                            report_error_line(&name, &text);
+                        }
                         if tx.send(Line { text, at: Instant::now() }).is_err() {
                             break;
                         }
@@ -166,7 +280,14 @@ impl EngineProcess {
         let mut engine =
             EngineProcess { name: spec.name.clone(), child, stdin, lines: rx, ready_timeout: spec.ready_timeout };
         engine.send("uci")?;
-        engine.wait_for("uciok", Instant::now() + spec.ready_timeout, |l| l == "uciok")?;
+        let mut announced = Vec::new();
+        engine.wait_for("uciok", Instant::now() + spec.ready_timeout, |l| {
+            announced.extend(AnnouncedOption::parse(l));
+            l == "uciok"
+        })?;
+        for (name, value) in &spec.options {
+            check_option(&announced, name, value).map_err(ProcessError::Option)?;
+        }
         for (name, value) in &spec.options {
             engine.send(&format!("setoption name {name} value {value}"))?;
         }
@@ -293,6 +414,38 @@ mod tests {
         assert_eq!(EngineScore::Mate(-2).centipawns(), -100_000);
         assert_eq!(parse_depth("info depth 12 seldepth 20 score cp 3"), Some(12));
         assert_eq!(parse_depth("info string depth x"), None);
+    }
+
+    #[test]
+    fn options_are_checked_against_the_announced_ones() {
+        let announced: Vec<AnnouncedOption> = [
+            "option name Hash type spin default 16 min 1 max 65536",
+            "option name Clear Hash type button",
+            "option name Ponder type check default false",
+            "option name UCI_Variant type combo default hdc var hdc var haberkorn",
+            "option name Book File type string default <empty>",
+            "id name x",
+        ]
+        .iter()
+        .filter_map(|l| AnnouncedOption::parse(l))
+        .collect();
+        assert_eq!(announced.len(), 5);
+        assert_eq!(announced[1].name, "Clear Hash");
+        assert_eq!(announced[3].vars, ["hdc", "haberkorn"]);
+        assert_eq!(check_option(&announced, "hash", "8"), Ok(()));
+        assert_eq!(check_option(&announced, "Hash", "0").unwrap_err(), "option Hash=0 is out of range 1..65536");
+        assert!(check_option(&announced, "Hash", "big").unwrap_err().contains("whole number"));
+        assert!(check_option(&announced, "Nonsense", "1").unwrap_err().starts_with(
+            "option 'Nonsense' is not one of its options (Hash, Clear Hash, Ponder, UCI_Variant, Book File)"
+        ));
+        assert!(check_option(&announced, "Ponder", "yes").is_err());
+        assert!(check_option(&announced, "Ponder", "TRUE").is_ok());
+        assert!(check_option(&announced, "UCI_Variant", "haberkorn").is_ok());
+        assert!(check_option(&announced, "UCI_Variant", "chess").is_err());
+        assert!(check_option(&announced, "Book File", "a b").is_ok());
+        assert!(is_error_report("info string error: no net") && is_error_report("info string ERROR x"));
+        assert!(!is_error_report("info string errands"));
+        assert!(!is_error_report("info string all fine"));
     }
 
     #[test]

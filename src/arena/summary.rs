@@ -106,6 +106,9 @@ pub struct Standing {
     pub games: u32,
     /// Points scored.
     pub points: f64,
+    /// Lines `info string error…` the engine wrote during the match.
+    #[serde(default)]
+    pub error_lines: u64,
 }
 
 /// Everything a script needs after a match.

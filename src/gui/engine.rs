@@ -261,6 +261,8 @@ impl Runner {
                 timemargin: DEFAULT_TIMEMARGIN,
                 ready_timeout: Duration::from_secs(10),
                 stderr: None,
+                dir: None,
+                restart: false,
             };
             match EngineProcess::start(&spec) {
                 Ok(p) => self.process = Some(p),

@@ -15,7 +15,8 @@ Either way it can inject one fault on its Nth `go` (counted from 1 over the
 life of the process): --crash-at N, --illegal-at N, --garbage-at N,
 --slow-at N (sleep --sleep seconds first); --noready never answers `isready`
 after the first --ready-answers answers; --every repeats the fault on every later
-`go`; --score CP adds an `info ... score cp
+`go`; --touch FILE appends a line to FILE at start; --error-line writes `info string error: …` before each move;
+--score CP adds an `info ... score cp
 CP` line before each move.
 """
 import argparse
@@ -52,8 +53,13 @@ def main():
     ap.add_argument("--ready-answers", type=int, default=0)
     ap.add_argument("--score", type=int)
     ap.add_argument("--moves", help="a whole game to play, comma-separated")
+    ap.add_argument("--touch", help="append a line to this file (in the working directory) at each start")
+    ap.add_argument("--error-line", action="store_true", help="write 'info string error' before each move")
     ap.add_argument("--wrap", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.touch:
+        with open(a.touch, "a") as f:
+            f.write("start\n")
 
     child = None
     pending = {"go": 0}
@@ -72,6 +78,8 @@ def main():
         return real
 
     def answer(n, real):
+        if a.error_line:
+            out("info string error: the fake's report on go " + str(n))
         if a.score is not None:
             out(f"info depth 1 score cp {a.score} nodes 1 pv {real}")
         out(f"bestmove {fault_move(n, real)}")
@@ -130,6 +138,8 @@ def main():
         if cmd == "uci":
             out("id name fake")
             out("id author cubist tests")
+            out("option name Hash type spin default 16 min 1 max 65536")
+            out("option name Style type combo default calm var calm var wild")
             out("uciok")
         elif cmd == "isready":
             out("readyok")
