@@ -605,7 +605,7 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
 
 /// The score and rating lines due after `finished` games, in the chosen format, for the first pairing.
 fn interval_lines(cfg: &MatchConfig, finished: u64, a: &str, b: &str, t: &Tally) -> Vec<String> {
-    let due = |every: u32| every > 0 && finished % u64::from(every) == 0;
+    let due = |every: u32| every > 0 && finished.is_multiple_of(u64::from(every));
     let mut lines = Vec::new();
     let penta = format!("Ptnml(0-2): {:?}", t.penta);
     match cfg.output {
