@@ -592,7 +592,8 @@ fn a_port_in_use_is_named_and_localhost_is_accepted() {
 #[test]
 fn a_dead_extra_engine_is_refused_at_start_by_its_command() {
     let dir = games_dir("dead-engine").join("records");
-    for (engine, why) in [("/nonexistent/engine --x", "cannot start it"), ("true", "without answering `uci`")] {
+    for (engine, why) in [("/nonexistent/engine --x", "cannot start it"), ("true", "it ended without answering `uci`")]
+    {
         let out = Command::new(env!("CARGO_BIN_EXE_cubist"))
             .args(["gui", "--port", "0", "--engine", engine, "--games-dir"])
             .arg(&dir)
