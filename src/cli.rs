@@ -601,9 +601,13 @@ mod tests {
         assert!(v.variant(false).unwrap_err().contains("--variant haberkorn"));
         v.variant = VariantKind::Haberkorn;
         v.layers = Some(4);
-        assert!(v.variant(false).is_err(), "the default setup layer V lies beyond 4 layers");
+        // IV/V do not both fit 4 layers: the middle layers II and III stand in.
+        let small = v.variant(false).unwrap();
+        assert_eq!((small.layers, small.white_layer, small.black_layer), (4, 1, 2));
         assert_eq!(v.variant(true).map(|v| v.layers), Ok(4));
         v.white_layer = Some(1);
         assert!(v.variant(true).is_err());
+        v.white_layer = Some(7);
+        assert!(v.variant(false).unwrap_err().contains("--white-layer/--black-layer"));
     }
 }
