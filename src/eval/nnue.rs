@@ -236,18 +236,29 @@ impl Network {
         Ok(net)
     }
 
-    /// Refuses a network whose first-layer sums could leave 16 bits: for each
-    /// neuron, the bias plus the largest weights of as many inputs as a
-    /// perspective can have active (158, both sides' pieces in hdc).
+    /// Refuses a network whose first-layer sums could leave 16 bits in some
+    /// position: for each neuron, the bias plus, over the 158 squares whose
+    /// largest weight (of the 14 inputs a square has: colour and kind) is
+    /// largest, those weights; and the same for the smallest. A square holds
+    /// one piece at most and a position 158 pieces at most, so no position
+    /// reaches beyond these sums.
     pub fn check_range(&self) -> Result<(), NetError> {
         let h = self.hidden;
+        let per_square = INPUTS / 512;
         for j in 0..h {
-            let mut column: Vec<i32> = (0..INPUTS).map(|f| i32::from(self.ft_weights[f * h + j])).collect();
-            column.sort_unstable();
-            let low: i32 = column.iter().take(MAX_INPUTS).sum();
-            let high: i32 = column.iter().rev().take(MAX_INPUTS).sum();
+            let (mut high, mut low): (Vec<i32>, Vec<i32>) = (0..512)
+                .map(|sq| {
+                    let column = (0..per_square).map(|p| i32::from(self.ft_weights[(p * 512 + sq) * h + j]));
+                    let (hi, lo) = column.fold((0, 0), |(hi, lo), w| (w.max(hi), w.min(lo)));
+                    (hi, lo)
+                })
+                .unzip();
+            high.sort_unstable_by(|a, b| b.cmp(a));
+            low.sort_unstable();
             let bias = i32::from(self.ft_biases[j]);
-            if bias + high > i32::from(i16::MAX) || bias + low < i32::from(i16::MIN) {
+            let most = bias + high.iter().take(MAX_INPUTS).sum::<i32>();
+            let least = bias + low.iter().take(MAX_INPUTS).sum::<i32>();
+            if most > i32::from(i16::MAX) || least < i32::from(i16::MIN) {
                 return Err(NetError::Overflow(j));
             }
         }
