@@ -196,9 +196,9 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
                 ));
             }
             cfg.done = found.games.iter().map(|g| g.index).collect();
-            let file = std::fs::OpenOptions::new().write(true).open(&args.out).map_err(|e| format!("{name}: {e}"))?;
+            let mut file =
+                std::fs::OpenOptions::new().write(true).open(&args.out).map_err(|e| format!("{name}: {e}"))?;
             file.set_len(found.end as u64).map_err(|e| format!("{name}: {e}"))?;
-            let mut file = file;
             std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0)).map_err(|e| format!("{name}: {e}"))?;
             note(&format!("{name}: resuming after {} games already written", cfg.done.len()));
             file

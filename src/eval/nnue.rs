@@ -320,6 +320,20 @@ impl Network {
         cp.clamp(-i64::from(MAX_SCORE), i64::from(MAX_SCORE)) as i32
     }
 
+    /// One line for the UCI `eval` command: the architecture and the score of `pos`.
+    pub fn trace(&self, pos: &Position) -> String {
+        let cp = self.evaluate(pos);
+        let white = if pos.side_to_move() == Color::White { cp } else { -cp };
+        format!(
+            "Network ({} inputs -> {}) x 2 -> 1, {}: {:+.2} (White side), {:+.2} (side to move)\n",
+            INPUTS,
+            self.hidden,
+            self.game,
+            white as f64 / 100.0,
+            cp as f64 / 100.0
+        )
+    }
+
     /// The evaluation of `pos` from scratch (no accumulator kept).
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let mut acc = vec![0i16; 2 * self.hidden];
@@ -451,16 +465,7 @@ impl Evaluator for Nnue {
     }
 
     fn trace(&self, pos: &Position) -> String {
-        let cp = self.net.evaluate(pos);
-        let white = if pos.side_to_move() == Color::White { cp } else { -cp };
-        format!(
-            "Network ({} inputs -> {}) x 2 -> 1, {}: {:+.2} (White side), {:+.2} (side to move)\n",
-            INPUTS,
-            self.net.hidden,
-            self.net.game,
-            white as f64 / 100.0,
-            cp as f64 / 100.0
-        )
+        self.net.trace(pos)
     }
 }
 

@@ -49,6 +49,20 @@ pub fn factor_rows(f: usize) -> [usize; 3] {
     [base + (sq & 7), base + 8 + (sq >> 3 & 7), base + 16 + (sq >> 6)]
 }
 
+/// The trained rows a position activates, side to move's perspective
+/// first: each input of [`features`] followed, per perspective, by the
+/// factoriser rows of those inputs.
+fn trained_rows(pos: &Position) -> (Vec<u16>, Vec<u16>) {
+    let [white, black] = features(pos).map(|list| {
+        let mut out = list.clone();
+        for f in list {
+            out.extend(factor_rows(usize::from(f)).map(|r| r as u16));
+        }
+        out
+    });
+    if pos.side_to_move() == Color::White { (white, black) } else { (black, white) }
+}
+
 /// Chunks a mini-batch is cut into (fixed, for results independent of the thread count).
 const CHUNKS: usize = 8;
 /// The largest first-layer weight or bias of the network file (× `QA` stays in 16 bits).
@@ -115,17 +129,8 @@ impl Dataset {
             .par_iter()
             .map(|s| {
                 let pos: &Position = &s.position;
-                let [white, black] = features(pos);
                 let white_to_move = pos.side_to_move() == Color::White;
-                let (us, them) = if white_to_move { (white, black) } else { (black, white) };
-                let factorised = |list: Vec<u16>| -> Vec<u16> {
-                    let mut out = list.clone();
-                    for f in list {
-                        out.extend(factor_rows(usize::from(f)).map(|r| r as u16));
-                    }
-                    out
-                };
-                let (us, them) = (factorised(us), factorised(them));
+                let (us, them) = trained_rows(pos);
                 let flip = |x: f32| if white_to_move { x } else { -x };
                 let entry = Entry {
                     start: 0,
@@ -265,14 +270,7 @@ impl Model {
 
     /// The evaluation of a position in centipawns, side to move's view.
     pub fn evaluate(&self, pos: &Position) -> f32 {
-        let [white, black] = features(pos).map(|list| {
-            let mut out = list.clone();
-            for f in list {
-                out.extend(factor_rows(usize::from(f)).map(|r| r as u16));
-            }
-            out
-        });
-        let (us, them) = if pos.side_to_move() == Color::White { (white, black) } else { (black, white) };
+        let (us, them) = trained_rows(pos);
         let h = self.hidden;
         let mut acc = vec![0.0; 2 * h];
         self.accumulate(&us, &mut acc[..h]);

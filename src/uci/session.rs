@@ -8,7 +8,6 @@ use super::fmt::{self, Output};
 use super::options::{Effect, OptionId, Options};
 use crate::bench;
 use crate::core::{Move, Position};
-use crate::eval::Evaluator;
 use crate::search::{Engine, Limits};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -291,7 +290,7 @@ impl Session {
     pub fn eval(&mut self, _call: &Call) -> Handled {
         let mut text = crate::eval::trace(&self.pos);
         if let Some(net) = self.options.networks().get(self.pos.variant().kind) {
-            text.push_str(&crate::eval::nnue::Nnue::new(Arc::clone(net), &self.pos).trace(&self.pos));
+            text.push_str(&net.trace(&self.pos));
             text.push_str("The search uses the network (EvalFile none: the linear evaluation).");
         }
         self.out.send(text.trim_end());
