@@ -7,6 +7,7 @@
 //! checked to load and to have a legal move (see the tests).
 
 use crate::core::{Position, Variant};
+use crate::eval::Networks;
 use crate::search::{Engine, EngineError, Limits, Report, Settings};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -185,15 +186,23 @@ pub struct BenchResult {
 /// or the threads, the reason is written instead and the result is empty
 /// ([`try_run`] returns it as an error).
 pub fn run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> BenchResult {
-    try_run(depth, threads, hash_mb, out).unwrap_or_else(|e| {
+    try_run(depth, threads, hash_mb, &Settings::default().networks, out).unwrap_or_else(|e| {
         let _ = writeln!(out, "bench: {e}");
         BenchResult { nodes: 0, time_ms: 0, nps: 0 }
     })
 }
 
-/// [`run`], or why the system refuses the table or the threads (nothing is written then).
-pub fn try_run(depth: u32, threads: usize, hash_mb: usize, out: &mut dyn Write) -> Result<BenchResult, EngineError> {
-    let settings = Settings { hash_mb, threads, move_overhead_ms: 0, ..Settings::default() };
+/// [`run`] with the evaluation `networks` (the UCI `bench` passes those of
+/// `EvalFile`), or why the system refuses the table or the threads (nothing is written then).
+pub fn try_run(
+    depth: u32,
+    threads: usize,
+    hash_mb: usize,
+    networks: &Networks,
+    out: &mut dyn Write,
+) -> Result<BenchResult, EngineError> {
+    let settings =
+        Settings { hash_mb, threads, move_overhead_ms: 0, networks: networks.clone(), ..Settings::default() };
     let mut engine = Engine::try_new(settings)?;
     engine.clear();
     let threads_word = if threads == 1 { "thread" } else { "threads" };

@@ -85,6 +85,12 @@ pub struct TrainCli {
     /// Weight of the game result in the target, 0 to 1 (the rest: the search score).
     #[arg(long, default_value_t = 0.5)]
     pub lambda: f32,
+    /// Share of the training target taken from the linear evaluation, 0 to 1 (distillation; the held-out loss measures the plain target).
+    #[arg(long, default_value_t = 0.0)]
+    pub teacher: f32,
+    /// Positions made from each training position by 1-3 random moves, taught by the linear evaluation alone.
+    #[arg(long, default_value_t = 0)]
+    pub augment: u32,
     /// Share of the positions (the last ones, whole games) held out to report the loss on unseen games.
     #[arg(long, default_value_t = 0.1)]
     pub validation: f64,

@@ -257,16 +257,19 @@ fn check_out_folder(out: &std::path::Path) -> Result<(), String> {
 }
 
 fn run_train(args: &cli::TrainCli) -> Result<(), String> {
-    use cubist::learn::train::{Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, write_atomically};
+    use cubist::learn::train::{
+        Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, mean_with_linear_loss, write_atomically,
+    };
     let valid_args = (0.0..=1.0).contains(&args.lambda)
+        && (0.0..=1.0).contains(&args.teacher)
         && args.lr > 0.0
         && args.lr.is_finite()
         && args.weight_decay >= 0.0
         && args.weight_decay.is_finite()
         && (0.0..0.9).contains(&args.validation);
     if !valid_args {
-        return Err("--lambda must lie within 0..=1, --lr be positive, --weight-decay at least 0 and --validation \
-                    within 0..0.9"
+        return Err("--lambda and --teacher must lie within 0..=1, --lr be positive, --weight-decay at least 0 and \
+                    --validation within 0..0.9"
             .into());
     }
     check_out_folder(&args.out)?;
@@ -280,13 +283,14 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
         lr: args.lr,
         weight_decay: args.weight_decay,
         lambda: args.lambda,
+        teacher: args.teacher,
         seed: args.seed,
     };
     let mut samples = Vec::new();
     for path in &args.data {
         samples.extend(read_data(path)?);
     }
-    let mut train = Dataset::new(&samples, args.variant);
+    let mut train = Dataset::augmented(&samples, args.variant, args.augment as usize, args.seed);
     drop(samples);
     if train.is_empty() {
         return Err(format!("no {} positions in the data", args.variant));
@@ -341,14 +345,18 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
         let train_loss = trainer.epoch(&cfg, &train);
         let held = (!valid.is_empty()).then(|| loss(&trainer.model, &valid, k, cfg.lambda));
         let rate = train.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        let shown = held.map_or(String::new(), |h| format!("  held out {h:.6}"));
+        let shown = held.map_or(String::new(), |h| {
+            format!(
+                "  held out {h:.6} (mean with linear {:.6})",
+                mean_with_linear_loss(&trainer.model, &valid, k, cfg.lambda)
+            )
+        });
         bar.suspend(|| println!("epoch {:4}  loss {train_loss:.6}{shown}  ({rate:.0} positions/s)", trainer.epoch));
         bar.set_position(trainer.epoch as u64);
         let score = held.unwrap_or(train_loss);
         if score <= best || held.is_none() {
             best = score;
             let net = trainer.model.quantise(args.variant);
-            net.check_range().map_err(|e| format!("epoch {}: {e}; try a larger --weight-decay", trainer.epoch))?;
             write_atomically(&args.out, &net.to_bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
         }
         write_atomically(&ckpt, &trainer.to_bytes()).map_err(|e| format!("{}: {e}", ckpt.display()))?;
@@ -455,7 +463,9 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
 fn run_bench(args: &[String]) -> Result<(), String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let b = cubist::bench::BenchArgs::parse(&words)?;
-    cubist::bench::try_run(b.depth, b.threads, b.hash_mb, &mut Emitter).map(|_| ()).map_err(|e| e.to_string())
+    cubist::bench::try_run(b.depth, b.threads, b.hash_mb, &cubist::Settings::default().networks, &mut Emitter)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// stdout as a writer for streamed output, through [`emit`] (a closed stdout ends the program quietly).

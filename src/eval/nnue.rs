@@ -7,7 +7,7 @@
 //! layers), ranks and layers flipped in haberkorn (White's layer IV and
 //! Black's V of the standard setup map onto each other). Two
 //! perspectives share the first layer's weights; their accumulators (the
-//! first layer's sums, 16-bit) are kept incrementally: a move adds and
+//! first layer's sums, 32-bit) are kept incrementally: a move adds and
 //! subtracts the rows of the pieces it moves, captures and promotes
 //! ([`Position::changes`]). The side to move's accumulator comes first,
 //! then the other's, through a squared clipped ReLU into one output.
@@ -16,7 +16,10 @@
 //! [`QB`], output bias × `QA·QB`; the score in centipawns is
 //! `(Σ clamp(a, 0, QA)² · w / QA + b) · SCALE / (QA · QB)`. The AVX2 path
 //! (x86-64-v3 builds) and the portable path compute exactly the same
-//! integers (wrapping 32-bit sums), tested against each other.
+//! integers (wrapping 32-bit sums), tested against each other. The
+//! accumulators are 32-bit because an hdc position holds up to 158 pieces:
+//! 158 rows of 16-bit weights can leave 16 bits, never 32, so every net
+//! file of valid size is safe to run.
 //!
 //! The net file (little-endian): the magic `CUBNNUE1`, u8 game (0 hdc,
 //! 1 haberkorn), u8 architecture ([`ARCH`]), u16 0, u32 inputs, u32 hidden
@@ -46,8 +49,6 @@ pub const MAX_HIDDEN: usize = 4096;
 pub const MAX_SCORE: i32 = 20_000;
 /// The largest `scale` a net file may declare.
 pub const MAX_SCALE: i32 = 10_000;
-/// The most pieces a side of either game has: a perspective's active inputs.
-const MAX_INPUTS: usize = 2 * 79;
 
 /// How Black sees the board of a variant: the square index Black reads for a square index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,9 +132,6 @@ pub enum NetError {
     /// A scale out of range or a reserved field that is not zero.
     #[error("network scale {0} (1 to {MAX_SCALE}) or a reserved field not zero")]
     Header(i32),
-    /// A first-layer sum that 16 bits cannot hold in the worst position.
-    #[error("hidden neuron {0} can leave 16 bits (first-layer weights too large for this architecture)")]
-    Overflow(usize),
     /// The file is longer or shorter than its header says.
     #[error("the network file has {found} bytes where its header needs {expected}")]
     Size {
@@ -231,38 +229,7 @@ impl Network {
         let ft_biases: Vec<i16> = values.by_ref().take(hidden).collect();
         let out_weights: Vec<i16> = values.take(2 * hidden).collect();
         let out_bias = u32_at(HEADER + 2 * shorts) as i32;
-        let net = Network { game, hidden, scale, ft_weights, ft_biases, out_weights, out_bias };
-        net.check_range()?;
-        Ok(net)
-    }
-
-    /// Refuses a network whose first-layer sums could leave 16 bits in some
-    /// position: for each neuron, the bias plus, over the 158 squares whose
-    /// largest weight (of the 14 inputs a square has: colour and kind) is
-    /// largest, those weights; and the same for the smallest. A square holds
-    /// one piece at most and a position 158 pieces at most, so no position
-    /// reaches beyond these sums.
-    pub fn check_range(&self) -> Result<(), NetError> {
-        let h = self.hidden;
-        let per_square = INPUTS / 512;
-        for j in 0..h {
-            let (mut high, mut low): (Vec<i32>, Vec<i32>) = (0..512)
-                .map(|sq| {
-                    let column = (0..per_square).map(|p| i32::from(self.ft_weights[(p * 512 + sq) * h + j]));
-                    let (hi, lo) = column.fold((0, 0), |(hi, lo), w| (w.max(hi), w.min(lo)));
-                    (hi, lo)
-                })
-                .unzip();
-            high.sort_unstable_by(|a, b| b.cmp(a));
-            low.sort_unstable();
-            let bias = i32::from(self.ft_biases[j]);
-            let most = bias + high.iter().take(MAX_INPUTS).sum::<i32>();
-            let least = bias + low.iter().take(MAX_INPUTS).sum::<i32>();
-            if most > i32::from(i16::MAX) || least < i32::from(i16::MIN) {
-                return Err(NetError::Overflow(j));
-            }
-        }
-        Ok(())
+        Ok(Network { game, hidden, scale, ft_weights, ft_biases, out_weights, out_bias })
     }
 
     /// Reads a net file.
@@ -278,10 +245,13 @@ impl Network {
     }
 
     /// Both perspectives' accumulators of `pos` from scratch (White's, then Black's).
-    pub fn refresh(&self, pos: &Position, acc: &mut [i16]) {
+    pub fn refresh(&self, pos: &Position, acc: &mut [i32]) {
         let h = self.hidden;
-        acc[..h].copy_from_slice(&self.ft_biases);
-        acc[h..2 * h].copy_from_slice(&self.ft_biases);
+        for half in acc[..2 * h].chunks_exact_mut(h) {
+            for (a, &b) in half.iter_mut().zip(&self.ft_biases) {
+                *a = i32::from(b);
+            }
+        }
         let [white, black] = features(pos);
         for (half, list) in acc.chunks_exact_mut(h).zip([white, black]) {
             for f in list {
@@ -291,7 +261,7 @@ impl Network {
     }
 
     /// Applies a move's piece changes to a copy of `from` written to `to`.
-    pub fn update(&self, from: &[i16], to: &mut [i16], pos: &Position, m: Move) {
+    pub fn update(&self, from: &[i32], to: &mut [i32], pos: &Position, m: Move) {
         let h = self.hidden;
         to.copy_from_slice(from);
         let changes = pos.changes(m);
@@ -308,7 +278,7 @@ impl Network {
     }
 
     /// The evaluation in centipawns, side to move's view, from both accumulators.
-    pub fn output(&self, acc: &[i16], side: Color) -> i32 {
+    pub fn output(&self, acc: &[i32], side: Color) -> i32 {
         let h = self.hidden;
         let (us, them) = match side {
             Color::White => (&acc[..h], &acc[h..2 * h]),
@@ -336,33 +306,34 @@ impl Network {
 
     /// The evaluation of `pos` from scratch (no accumulator kept).
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let mut acc = vec![0i16; 2 * self.hidden];
+        let mut acc = vec![0i32; 2 * self.hidden];
         self.refresh(pos, &mut acc);
         self.output(&acc, pos.side_to_move())
     }
 }
 
-/// `acc += row`, wrapping (the portable loop; it vectorises on its own).
+/// `acc += row` (the portable loop; it vectorises on its own). No sum
+/// leaves 32 bits: at most 158 rows of 16-bit weights and a 16-bit bias.
 #[inline(always)]
-fn add(acc: &mut [i16], row: &[i16]) {
+fn add(acc: &mut [i32], row: &[i16]) {
     for (a, &w) in acc.iter_mut().zip(row) {
-        *a = a.wrapping_add(w);
+        *a = a.wrapping_add(i32::from(w));
     }
 }
 
-/// `acc -= row`, wrapping.
+/// `acc -= row`.
 #[inline(always)]
-fn sub(acc: &mut [i16], row: &[i16]) {
+fn sub(acc: &mut [i32], row: &[i16]) {
     for (a, &w) in acc.iter_mut().zip(row) {
-        *a = a.wrapping_sub(w);
+        *a = a.wrapping_sub(i32::from(w));
     }
 }
 
 /// `Σ clamp(a, 0, QA)² · w` with wrapping 32-bit sums: the portable path.
-pub fn screlu_dot_portable(acc: &[i16], weights: &[i16]) -> i32 {
+pub fn screlu_dot_portable(acc: &[i32], weights: &[i16]) -> i32 {
     let mut sum = 0i32;
     for (&a, &w) in acc.iter().zip(weights) {
-        let v = i32::from(a).clamp(0, QA);
+        let v = a.clamp(0, QA);
         // v · w taken in 16 bits as the SIMD path's `mullo` does (exact
         // while |w| <= 128, which the trainer keeps), then times v.
         let vw = i32::from((v * i32::from(w)) as i16);
@@ -372,24 +343,31 @@ pub fn screlu_dot_portable(acc: &[i16], weights: &[i16]) -> i32 {
 }
 
 /// `Σ clamp(a, 0, QA)² · w` with AVX2: 16 lanes at a time, the same integers
-/// as [`screlu_dot_portable`] (the product `v · w` is taken in 16 bits,
-/// which the trainer's weight clipping keeps exact, then `madd` with `v`).
+/// as [`screlu_dot_portable`] (two vectors of clamped 32-bit sums packed to
+/// 16 bits in order, the product `v · w` taken in 16 bits, which the
+/// trainer's weight clipping keeps exact, then `madd` with `v`).
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-pub fn screlu_dot_avx2(acc: &[i16], weights: &[i16]) -> i32 {
+pub fn screlu_dot_avx2(acc: &[i32], weights: &[i16]) -> i32 {
     use std::arch::x86_64::*;
     let n = acc.len().min(weights.len());
     let chunks = n / 16;
     // SAFETY: AVX2 is enabled for this build (the cfg above), and every
-    // load reads 16 i16 at `16 * i < chunks * 16 <= n`, inside both slices;
-    // unaligned loads are used, so no alignment is assumed.
+    // chunk reads 16 i32 and 16 i16 starting at `16 * i`, where
+    // `16 * i + 16 <= chunks * 16 <= n`, inside both slices; unaligned
+    // loads are used, so no alignment is assumed.
     let mut sum = unsafe {
         let zero = _mm256_setzero_si256();
-        let qa = _mm256_set1_epi16(QA as i16);
+        let qa = _mm256_set1_epi32(QA);
         let mut total = _mm256_setzero_si256();
         for i in 0..chunks {
-            let a = _mm256_loadu_si256(acc.as_ptr().add(16 * i).cast());
+            let lo = _mm256_loadu_si256(acc.as_ptr().add(16 * i).cast());
+            let hi = _mm256_loadu_si256(acc.as_ptr().add(16 * i + 8).cast());
+            let lo = _mm256_min_epi32(_mm256_max_epi32(lo, zero), qa);
+            let hi = _mm256_min_epi32(_mm256_max_epi32(hi, zero), qa);
+            // `packs` interleaves the 128-bit halves (lo 0-3, hi 0-3, lo
+            // 4-7, hi 4-7); the permutation puts the 16 values back in order.
+            let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(lo, hi));
             let w = _mm256_loadu_si256(weights.as_ptr().add(16 * i).cast());
-            let v = _mm256_min_epi16(_mm256_max_epi16(a, zero), qa);
             let vw = _mm256_mullo_epi16(v, w);
             total = _mm256_add_epi32(total, _mm256_madd_epi16(vw, v));
         }
@@ -403,7 +381,7 @@ pub fn screlu_dot_avx2(acc: &[i16], weights: &[i16]) -> i32 {
 
 /// The SCReLU dot product by the fastest path this build has.
 #[inline]
-fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
+fn screlu_dot(acc: &[i32], weights: &[i16]) -> i32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
         screlu_dot_avx2(acc, weights)
@@ -419,7 +397,7 @@ fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
 pub struct Nnue {
     net: Arc<Network>,
     /// `2 × hidden` values per level: White's accumulator, then Black's.
-    stack: Vec<i16>,
+    stack: Vec<i32>,
     /// The current level.
     level: usize,
 }
@@ -532,7 +510,7 @@ mod tests {
     fn the_simd_and_portable_paths_agree() {
         let mut rng = StdRng::seed_from_u64(5);
         for n in [1usize, 15, 16, 17, 64, 100, 256] {
-            let acc: Vec<i16> = (0..n).map(|_| rng.random_range(-400..=400)).collect();
+            let acc: Vec<i32> = (0..n).map(|_| rng.random_range(-400..=400)).collect();
             let w: Vec<i16> = (0..n).map(|_| rng.random_range(-128..=128)).collect();
             let portable = screlu_dot_portable(&acc, &w);
             assert_eq!(screlu_dot(&acc, &w), portable);
@@ -540,8 +518,8 @@ mod tests {
             assert_eq!(screlu_dot_avx2(&acc, &w), portable);
             let exact: i64 = acc.iter().zip(&w).map(|(&a, &w)| i64::from(a.clamp(0, 255)).pow(2) * i64::from(w)).sum();
             assert_eq!(i64::from(portable), exact);
-            // Any 16-bit values at all: both paths still compute the same integers.
-            let acc: Vec<i16> = (0..n).map(|_| rng.random()).collect();
+            // Any 32-bit sums and 16-bit weights at all: both paths still compute the same integers.
+            let acc: Vec<i32> = (0..n).map(|_| rng.random()).collect();
             let w: Vec<i16> = (0..n).map(|_| rng.random()).collect();
             assert_eq!(screlu_dot(&acc, &w), screlu_dot_portable(&acc, &w));
         }
@@ -593,10 +571,17 @@ mod tests {
         let mut big = net.clone();
         big.scale = 0;
         assert_eq!(Network::from_bytes(&big.to_bytes()), Err(NetError::Header(0)));
-        // Weights that could carry a first-layer sum out of 16 bits.
+        // Weights as large as 16 bits allow on every piece of the fullest
+        // hdc position: the 32-bit accumulators hold the sums exactly.
         let mut big = net.clone();
-        big.ft_weights.iter_mut().step_by(8).for_each(|w| *w = 300);
-        assert_eq!(Network::from_bytes(&big.to_bytes()), Err(NetError::Overflow(0)));
+        big.ft_weights.iter_mut().for_each(|w| *w = i16::MAX);
+        big.ft_biases.iter_mut().for_each(|b| *b = i16::MAX);
+        let pos = Position::start(Variant::hdc());
+        let mut acc = vec![0; 2 * big.hidden];
+        big.refresh(&pos, &mut acc);
+        let pieces = features(&pos)[0].len() as i32;
+        assert_eq!(pieces, 158);
+        assert!(acc.iter().all(|&a| a == i32::from(i16::MAX) * (pieces + 1)));
         // Scores stay far from mate scores whatever the weights.
         let mut big = net;
         big.out_bias = i32::MAX / 2;

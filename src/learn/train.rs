@@ -88,13 +88,25 @@ pub struct TrainConfig {
     pub weight_decay: f32,
     /// Weight of the game result in the target (the rest: the search score).
     pub lambda: f32,
+    /// Share of the training target taken from the linear evaluation (the
+    /// teacher), 0 to 1; the held-out loss always measures the plain target.
+    pub teacher: f32,
     /// The seed of the initial weights and the shuffles.
     pub seed: u64,
 }
 
 impl Default for TrainConfig {
     fn default() -> TrainConfig {
-        TrainConfig { hidden: 64, epochs: 20, batch: 16384, lr: 0.001, weight_decay: 0.01, lambda: 0.5, seed: 1 }
+        TrainConfig {
+            hidden: 64,
+            epochs: 20,
+            batch: 16384,
+            lr: 0.001,
+            weight_decay: 0.01,
+            lambda: 0.5,
+            teacher: 0.0,
+            seed: 1,
+        }
     }
 }
 
@@ -117,29 +129,55 @@ struct Entry {
     score: f32,
     /// The game's result, side to move's view.
     result: f32,
-    /// The linear evaluation, side to move's view (for comparison).
+    /// The linear evaluation, side to move's view (for comparison, and the teacher).
     linear: f32,
+    /// A position made by random moves from a game's (see [`Dataset::augmented`]):
+    /// its target is the linear evaluation alone.
+    taught: bool,
 }
 
 impl Dataset {
     /// The positions of `game` among `samples`, in their order.
     pub fn new(samples: &[Sample], game: VariantKind) -> Dataset {
+        Dataset::augmented(samples, game, 0, 0)
+    }
+
+    /// The positions of `game` among `samples`, each followed by `children`
+    /// positions made from it by one to three random legal moves (a capture
+    /// when there is one, half of the time), whose target is the linear
+    /// evaluation alone: the positions a search visits hold more hanging
+    /// and traded material than a game's, and there the network learns
+    /// from the teacher. Deterministic for `seed`, whatever the thread count.
+    pub fn augmented(samples: &[Sample], game: VariantKind, children: usize, seed: u64) -> Dataset {
         let mine: Vec<&Sample> = samples.iter().filter(|s| s.position.variant().kind == game).collect();
+        let row = |pos: &Position, score: f32, result: f32, taught: bool| {
+            let (us, them) = trained_rows(pos);
+            let entry = Entry {
+                start: 0,
+                count: us.len() as u16,
+                score,
+                result,
+                linear: crate::eval::evaluate(pos) as f32,
+                taught,
+            };
+            (us.into_iter().chain(them).collect::<Vec<u16>>(), entry)
+        };
         let rows: Vec<(Vec<u16>, Entry)> = mine
             .par_iter()
-            .map(|s| {
+            .enumerate()
+            .flat_map_iter(|(i, s)| {
                 let pos: &Position = &s.position;
                 let white_to_move = pos.side_to_move() == Color::White;
-                let (us, them) = trained_rows(pos);
                 let flip = |x: f32| if white_to_move { x } else { -x };
-                let entry = Entry {
-                    start: 0,
-                    count: us.len() as u16,
-                    score: flip(s.score as f32),
-                    result: if white_to_move { s.result } else { 1.0 - s.result },
-                    linear: crate::eval::evaluate(pos) as f32,
-                };
-                (us.into_iter().chain(them).collect(), entry)
+                let result = if white_to_move { s.result } else { 1.0 - s.result };
+                let mut out = vec![row(pos, flip(s.score as f32), result, false)];
+                let mut rng = StdRng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                for _ in 0..children {
+                    if let Some(child) = random_child(pos, &mut rng) {
+                        out.push(row(&child, 0.0, 0.0, true));
+                    }
+                }
+                out
             })
             .collect();
         let mut inputs = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
@@ -150,6 +188,11 @@ impl Dataset {
             entries.push(e);
         }
         Dataset { inputs, entries }
+    }
+
+    /// The entries of game positions (not made by [`Dataset::augmented`]).
+    fn real(&self) -> impl ParallelIterator<Item = &Entry> {
+        self.entries.par_iter().filter(|e| !e.taught)
     }
 
     /// Positions held.
@@ -189,8 +232,7 @@ fn sigmoid(x: f32) -> f32 {
 /// The `K` at which search scores best predict the results (golden-section
 /// search of the squared error over 50..=3000 centipawns).
 pub fn fit_k(data: &Dataset) -> f32 {
-    let error =
-        |k: f32| -> f64 { data.entries.par_iter().map(|e| f64::from((sigmoid(e.score / k) - e.result).powi(2))).sum() };
+    let error = |k: f32| -> f64 { data.real().map(|e| f64::from((sigmoid(e.score / k) - e.result).powi(2))).sum() };
     let (mut lo, mut hi) = (50.0f32, 3000.0f32);
     let g = 0.618_034f32;
     for _ in 0..40 {
@@ -204,17 +246,56 @@ pub fn fit_k(data: &Dataset) -> f32 {
     (lo + hi) / 2.0
 }
 
+/// What an entry's target is made of.
+#[derive(Clone, Copy, Debug)]
+pub struct Blend {
+    /// Weight of the game result (the rest: the search score).
+    pub lambda: f32,
+    /// Share of the linear evaluation's prediction mixed in after that.
+    pub teacher: f32,
+}
+
+impl Blend {
+    /// The plain target: result and search score only.
+    pub fn plain(lambda: f32) -> Blend {
+        Blend { lambda, teacher: 0.0 }
+    }
+}
+
+/// A position one to three random legal moves from `pos` (captures
+/// preferred half of the time), or none when the game ends first.
+fn random_child(pos: &Position, rng: &mut StdRng) -> Option<Position> {
+    let mut child = pos.clone();
+    for _ in 0..rng.random_range(1..=3) {
+        let moves = child.legal_moves();
+        let captures: Vec<_> = moves.iter().copied().filter(|m| child.piece_at(m.to()).is_some()).collect();
+        let m = if !captures.is_empty() && rng.random_bool(0.5) {
+            captures[rng.random_range(0..captures.len())]
+        } else if moves.is_empty() {
+            return None;
+        } else {
+            moves[rng.random_range(0..moves.len())]
+        };
+        child.make(m);
+    }
+    Some(child)
+}
+
 /// The training target of an entry.
 #[inline]
-fn target(e: &Entry, k: f32, lambda: f32) -> f32 {
-    lambda * e.result + (1.0 - lambda) * sigmoid(e.score / k)
+fn target(e: &Entry, k: f32, blend: Blend) -> f32 {
+    if e.taught {
+        return sigmoid(e.linear / k);
+    }
+    let plain = blend.lambda * e.result + (1.0 - blend.lambda) * sigmoid(e.score / k);
+    if blend.teacher == 0.0 { plain } else { (1.0 - blend.teacher) * plain + blend.teacher * sigmoid(e.linear / k) }
 }
 
 /// The linear evaluation's mean loss on `data` under the same `k` and λ.
 pub fn linear_loss(data: &Dataset, k: f32, lambda: f32) -> f64 {
     let sum: f64 =
-        data.entries.par_iter().map(|e| f64::from((sigmoid(e.linear / k) - target(e, k, lambda)).powi(2))).sum();
-    sum / data.len().max(1) as f64
+        data.real().map(|e| f64::from((sigmoid(e.linear / k) - target(e, k, Blend::plain(lambda))).powi(2))).sum();
+    sum / data.real().count().max(1) as f64
 }
 
 /// The network in floating point.
@@ -327,7 +408,7 @@ fn step(
     data: &Dataset,
     e: &Entry,
     k: f32,
-    lambda: f32,
+    blend: Blend,
     acc: &mut [f32],
     grads: Option<&mut Grads>,
 ) -> f64 {
@@ -337,7 +418,7 @@ fn step(
     model.accumulate(them, &mut acc[h..]);
     let out = model.output(acc);
     let p = sigmoid(out * SCALE as f32 / k);
-    let t = target(e, k, lambda);
+    let t = target(e, k, blend);
     let loss = f64::from((p - t).powi(2));
     if let Some(g) = grads {
         // d loss / d out.
@@ -364,17 +445,47 @@ fn step(
     loss
 }
 
-/// The model's mean loss on `data`.
+/// The model's mean loss on `data`'s game positions.
 pub fn loss(model: &Model, data: &Dataset, k: f32, lambda: f32) -> f64 {
     let sum: f64 = data
         .entries
         .par_chunks(4096)
         .map(|chunk| {
             let mut acc = vec![0.0; 2 * model.hidden];
-            chunk.iter().map(|e| step(model, data, e, k, lambda, &mut acc, None)).sum::<f64>()
+            chunk
+                .iter()
+                .filter(|e| !e.taught)
+                .map(|e| step(model, data, e, k, Blend::plain(lambda), &mut acc, None))
+                .sum::<f64>()
         })
         .sum();
-    sum / data.len().max(1) as f64
+    sum / data.real().count().max(1) as f64
+}
+
+/// The mean loss on `data`'s game positions of the mean of the model's
+/// and the linear evaluation's centipawns (how much the two together know).
+pub fn mean_with_linear_loss(model: &Model, data: &Dataset, k: f32, lambda: f32) -> f64 {
+    let sum: f64 = data
+        .entries
+        .par_chunks(4096)
+        .map(|chunk| {
+            let h = model.hidden;
+            let mut acc = vec![0.0; 2 * h];
+            chunk
+                .iter()
+                .filter(|e| !e.taught)
+                .map(|e| {
+                    let (us, them) = data.lists(e);
+                    model.accumulate(us, &mut acc[..h]);
+                    model.accumulate(them, &mut acc[h..]);
+                    let cp = model.output(&acc) * SCALE as f32;
+                    let p = sigmoid((cp + e.linear) / 2.0 / k);
+                    f64::from((p - target(e, k, Blend::plain(lambda))).powi(2))
+                })
+                .sum::<f64>()
+        })
+        .sum();
+    sum / data.real().count().max(1) as f64
 }
 
 /// AdamW's moments and step count.
@@ -465,6 +576,7 @@ impl Trainer {
         let h = self.model.hidden;
         let mut chunks: Vec<Grads> = (0..CHUNKS).map(|_| Grads::new(h)).collect();
         let mut total = 0.0;
+        let blend = Blend { lambda: cfg.lambda, teacher: cfg.teacher };
         for batch in order.chunks(cfg.batch.max(1)) {
             let per = batch.len().div_ceil(CHUNKS);
             let model = &self.model;
@@ -473,7 +585,7 @@ impl Trainer {
                 let mut acc = vec![0.0; 2 * h];
                 for &i in batch.iter().skip(c * per).take(per) {
                     let e = &data.entries[i as usize];
-                    g.loss += step(model, data, e, self.k, cfg.lambda, &mut acc, Some(g));
+                    g.loss += step(model, data, e, self.k, blend, &mut acc, Some(g));
                 }
             });
             let (first, rest) = chunks.split_at_mut(1);
@@ -646,6 +758,69 @@ mod tests {
         // A checkpoint brings the run back exactly.
         assert_eq!(Trainer::from_bytes(&a.to_bytes()), Ok(a.clone()));
         assert!(Trainer::from_bytes(b"CUBCKPT1 short").is_err());
+    }
+
+    #[test]
+    fn augmented_positions_are_taught_by_the_linear_evaluation_alone() {
+        let games = samples(200, 3);
+        let plain = Dataset::new(&games, VariantKind::Haberkorn);
+        let more = Dataset::augmented(&games, VariantKind::Haberkorn, 2, 7);
+        // Each game position is followed by its children (none only when the game ends first).
+        assert!(more.len() > 2 * plain.len() && more.len() <= 3 * plain.len(), "{}", more.len());
+        assert_eq!(more.real().count(), plain.len());
+        // The same seed makes the same children, another seed others.
+        let again = Dataset::augmented(&games, VariantKind::Haberkorn, 2, 7);
+        assert_eq!(again.inputs, more.inputs);
+        assert_ne!(Dataset::augmented(&games, VariantKind::Haberkorn, 2, 8).inputs, more.inputs);
+        // K, the linear loss and the model's loss see the game positions only.
+        let k = fit_k(&plain);
+        assert_eq!(fit_k(&more), k);
+        assert_eq!(linear_loss(&more, k, 0.5), linear_loss(&plain, k, 0.5));
+        let model = Trainer::new(&config(), k).model;
+        assert_eq!(loss(&model, &more, k, 0.5), loss(&model, &plain, k, 0.5));
+        // A taught entry's target is the linear evaluation's prediction, whatever the blend.
+        let e = more.entries.iter().find(|e| e.taught).unwrap();
+        for blend in [Blend::plain(0.0), Blend::plain(1.0), Blend { lambda: 0.3, teacher: 0.4 }] {
+            assert_eq!(target(e, k, blend), sigmoid(e.linear / k));
+        }
+        // A game entry's target moves toward the teacher by the teacher's share.
+        let g = more.entries.iter().find(|e| !e.taught).unwrap();
+        let t = Blend { lambda: 0.5, teacher: 0.25 };
+        let expected = 0.75 * target(g, k, Blend::plain(0.5)) + 0.25 * sigmoid(g.linear / k);
+        assert!((target(g, k, t) - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_network_taught_by_the_linear_evaluation_nears_it() {
+        // Targets from the teacher alone: training brings the model's
+        // predictions nearer the linear evaluation's, though the games'
+        // scores and results here say the opposite of it.
+        let mut games = samples(400, 4);
+        for s in &mut games {
+            s.score = -s.score;
+            s.result = 1.0 - s.result;
+        }
+        let data = Dataset::augmented(&games, VariantKind::Haberkorn, 1, 1);
+        let cfg = TrainConfig { teacher: 1.0, ..config() };
+        let k = fit_k(&data);
+        let mut t = Trainer::new(&cfg, k);
+        let gap = |m: &Model| -> f64 {
+            // Both in the side to move's view.
+            games
+                .iter()
+                .map(|s| {
+                    let linear = crate::eval::evaluate(&s.position) as f32;
+                    f64::from((sigmoid(m.evaluate(&s.position) / k) - sigmoid(linear / k)).abs())
+                })
+                .sum::<f64>()
+                / games.len() as f64
+        };
+        let before = gap(&t.model);
+        for _ in 0..cfg.epochs {
+            t.epoch(&cfg, &data);
+        }
+        let after = gap(&t.model);
+        assert!(after < before * 0.7, "{before} -> {after}");
     }
 
     #[test]

@@ -298,8 +298,9 @@ impl Session {
     }
 
     /// `bench [hash] [threads] [depth]` (or `hash=N threads=N depth=N`): searches the fixed bench positions
-    /// in the foreground (like Stockfish) and prints the per-position lines
-    /// and the summary; a running search is stopped first.
+    /// in the foreground (like Stockfish) with the evaluation `EvalFile`
+    /// chose, and prints the per-position lines and the summary; a running
+    /// search is stopped first.
     pub fn bench(&mut self, call: &Call) -> Handled {
         let args: Vec<&str> = call.args.split_ascii_whitespace().collect();
         let b = bench::BenchArgs::parse(&args).map_err(CommandError::Bench)?;
@@ -307,7 +308,8 @@ impl Session {
         self.engine.wait();
         self.wait_perft();
         let mut text = Vec::new();
-        bench::try_run(b.depth, b.threads, b.hash_mb, &mut text).map_err(|e| CommandError::Bench(e.to_string()))?;
+        bench::try_run(b.depth, b.threads, b.hash_mb, self.options.networks(), &mut text)
+            .map_err(|e| CommandError::Bench(e.to_string()))?;
         self.out.send(String::from_utf8_lossy(&text).trim_end());
         Ok(Flow::Continue)
     }
