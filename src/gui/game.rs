@@ -27,7 +27,7 @@ pub const UNWATCHED_ANALYSIS: Duration = Duration::from_secs(60);
 const DEPTH_WAIT: Duration = Duration::from_secs(600);
 /// Plies a game may have: a live game that reaches it ends as a draw
 /// (`max moves`), and longer records are refused for replay and resuming,
-/// so a replay's answer stays under about 1 MB.
+/// so a replay's answer stays under about 2 MB (about 400 bytes a ply).
 pub const MAX_PLIES: usize = 4000;
 
 /// How long engines think.
