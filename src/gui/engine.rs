@@ -12,9 +12,8 @@ use crate::arena::config::{DEFAULT_TIMEMARGIN, EngineSpec, Limit};
 use crate::arena::process::{EngineProcess, ProcessError};
 use crate::core::Color;
 use serde::Serialize;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -62,6 +61,8 @@ pub struct SearchJob {
     pub side: Color,
     /// Identifies the search; echoed in every event.
     pub tag: u64,
+    /// The `Hash` the engine is set to, MiB (counted against the cap while its process runs).
+    pub hash: u64,
 }
 
 /// What a worker is asked to do.
@@ -82,6 +83,8 @@ pub enum EngineEvent {
     BestMove(u64, String),
     /// The engine failed (could not start, crashed, hung); it was shut down.
     Failed(u64, String),
+    /// The search waits for a place under the cap on engine processes (why).
+    Queued(u64, String),
 }
 
 /// One parsed `info` line.
@@ -153,30 +156,50 @@ pub fn parse_info(line: &str, side: Color) -> Option<Info> {
     Some(info)
 }
 
-/// Counts live engine processes against the server's cap.
+/// Counts live engine processes, and the `Hash` they hold, against the
+/// server's caps; a search that finds them full waits for a place.
 #[derive(Debug)]
 pub struct ProcessCap {
-    live: AtomicUsize,
+    held: Mutex<(usize, u64)>,
     max: usize,
+    max_hash: u64,
 }
 
 impl ProcessCap {
-    /// A cap of `max` processes.
-    pub fn new(max: usize) -> Arc<ProcessCap> {
-        Arc::new(ProcessCap { live: AtomicUsize::new(0), max })
+    /// A cap of `max` processes holding at most `max_hash` MiB of `Hash` together.
+    pub fn new(max: usize, max_hash: u64) -> Arc<ProcessCap> {
+        Arc::new(ProcessCap { held: Mutex::new((0, 0)), max, max_hash })
     }
 
     /// Engine processes running now.
     pub fn live(&self) -> usize {
-        self.live.load(Ordering::SeqCst)
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).0
     }
 
-    fn acquire(&self) -> bool {
-        self.live.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < self.max).then_some(n + 1)).is_ok()
+    /// MiB of `Hash` all engine processes may hold together.
+    pub fn max_hash(&self) -> u64 {
+        self.max_hash
     }
 
-    fn release(&self) {
-        self.live.fetch_sub(1, Ordering::SeqCst);
+    /// Takes a place for a process with `hash` MiB, or says why there is none now.
+    fn acquire(&self, hash: u64) -> Result<(), String> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if held.0 >= self.max {
+            return Err(format!("{} engine processes are running (at most {})", held.0, self.max));
+        }
+        if held.1 + hash > self.max_hash {
+            return Err(format!(
+                "the engines hold {} MiB of Hash and this one needs {hash} (at most {} together)",
+                held.1, self.max_hash
+            ));
+        }
+        *held = (held.0 + 1, held.1 + hash);
+        Ok(())
+    }
+
+    fn release(&self, hash: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held = (held.0.saturating_sub(1), held.1.saturating_sub(hash));
     }
 }
 
@@ -189,7 +212,9 @@ impl Worker {
     /// Starts a worker for `engine` that reports through `sink`.
     pub fn spawn(engine: EngineCmd, cap: Arc<ProcessCap>, sink: impl Fn(EngineEvent) + Send + 'static) -> Worker {
         let (tx, rx) = channel();
-        thread::spawn(move || Runner { engine, cap, sink: Box::new(sink), process: None, setup: Vec::new() }.run(rx));
+        thread::spawn(move || {
+            Runner { engine, cap, sink: Box::new(sink), process: None, hash: 0, setup: Vec::new() }.run(rx)
+        });
         Worker { jobs: tx }
     }
 
@@ -205,7 +230,19 @@ struct Runner {
     cap: Arc<ProcessCap>,
     sink: Box<dyn Fn(EngineEvent) + Send>,
     process: Option<EngineProcess>,
+    /// The `Hash` the running process holds under the cap.
+    hash: u64,
     setup: Vec<String>,
+}
+
+/// How a search ended.
+enum Outcome {
+    /// `bestmove` with this text.
+    Move(String),
+    /// Stopped or replaced while waiting for a place: nothing to report.
+    Dropped,
+    /// The game went away.
+    Gone,
 }
 
 impl Runner {
@@ -222,8 +259,9 @@ impl Runner {
             };
             let tag = job.tag;
             match self.search(&job, &jobs, &mut next) {
-                Ok(Some(mv)) => (self.sink)(EngineEvent::BestMove(tag, mv)),
-                Ok(None) => break,
+                Ok(Outcome::Move(mv)) => (self.sink)(EngineEvent::BestMove(tag, mv)),
+                Ok(Outcome::Dropped) => {}
+                Ok(Outcome::Gone) => break,
                 Err(e) => {
                     self.shut_down();
                     (self.sink)(EngineEvent::Failed(tag, format!("{}: {e}", self.engine.name)));
@@ -236,22 +274,47 @@ impl Runner {
     fn shut_down(&mut self) {
         if let Some(p) = self.process.take() {
             p.quit();
-            self.cap.release();
+            self.cap.release(self.hash);
         }
         self.setup.clear();
     }
 
-    /// Runs one search; `Ok(None)` when the GUI went away meanwhile.
+    /// Waits for a place under the cap, polling the job queue; `None` once it has one.
+    fn wait_for_place(&self, job: &SearchJob, jobs: &Receiver<Job>, next: &mut Option<SearchJob>) -> Option<Outcome> {
+        let mut told = false;
+        loop {
+            let why = match self.cap.acquire(job.hash) {
+                Ok(()) => return None,
+                Err(why) => why,
+            };
+            if !told {
+                (self.sink)(EngineEvent::Queued(job.tag, why));
+                told = true;
+            }
+            match jobs.recv_timeout(POLL) {
+                Ok(Job::Stop) => return Some(Outcome::Dropped),
+                Ok(Job::Search(newer)) => {
+                    *next = Some(newer);
+                    return Some(Outcome::Dropped);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Some(Outcome::Gone),
+            }
+        }
+    }
+
+    /// Runs one search (after waiting for a place under the cap when it needs a process).
     fn search(
         &mut self,
         job: &SearchJob,
         jobs: &Receiver<Job>,
         next: &mut Option<SearchJob>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Outcome, String> {
         if self.process.is_none() {
-            if !self.cap.acquire() {
-                return Err(format!("too many engine processes (at most {})", self.cap.max));
+            if let Some(outcome) = self.wait_for_place(job, jobs, next) {
+                return Ok(outcome);
             }
+            self.hash = job.hash;
             let spec = EngineSpec {
                 name: self.engine.name.clone(),
                 cmd: self.engine.cmd.clone(),
@@ -267,7 +330,7 @@ impl Runner {
             match EngineProcess::start(&spec) {
                 Ok(p) => self.process = Some(p),
                 Err(e) => {
-                    self.cap.release();
+                    self.cap.release(job.hash);
                     return Err(e.to_string());
                 }
             }
@@ -284,13 +347,14 @@ impl Runner {
         process.is_ready().map_err(err)?;
         process.send(&job.position).map_err(err)?;
         process.send(&job.go).map_err(err)?;
-        let mut deadline = job.wait.map(|w| Instant::now() + w + HANG_GRACE);
+        // However long the limit, the deadline never overflows: past what an instant holds there is none.
+        let mut deadline = job.wait.and_then(|w| Instant::now().checked_add(w.saturating_add(HANG_GRACE)));
         let mut stopped = false;
         loop {
             match process.read_line(POLL).map_err(err)? {
                 Some(line) if line == "bestmove" || line.starts_with("bestmove ") => {
                     let mv = line.split_whitespace().nth(1).unwrap_or("").to_string();
-                    return Ok(Some(mv));
+                    return Ok(Outcome::Move(mv));
                 }
                 Some(line) => {
                     if let Some(info) = parse_info(&line, job.side) {
@@ -306,7 +370,7 @@ impl Runner {
                     true
                 }
                 Err(TryRecvError::Empty) => false,
-                Err(TryRecvError::Disconnected) => return Ok(None),
+                Err(TryRecvError::Disconnected) => return Ok(Outcome::Gone),
             };
             if stop && !stopped {
                 stopped = true;
@@ -362,7 +426,7 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_reported_and_releases_the_cap() {
-        let cap = ProcessCap::new(1);
+        let cap = ProcessCap::new(1, 16);
         let (tx, rx) = channel();
         let engine = EngineCmd::parse("/nonexistent/engine").unwrap();
         let worker = Worker::spawn(engine, cap.clone(), move |e| {
@@ -375,6 +439,7 @@ mod tests {
             wait: Some(Duration::from_secs(1)),
             side: Color::White,
             tag: 7,
+            hash: 16,
         };
         assert!(worker.send(Job::Search(job)));
         match rx.recv_timeout(Duration::from_secs(10)).unwrap() {

@@ -25,6 +25,10 @@ pub const MAX_FAILURES: u32 = 3;
 pub const UNWATCHED_ANALYSIS: Duration = Duration::from_secs(60);
 /// How long a search with a depth limit may take.
 const DEPTH_WAIT: Duration = Duration::from_secs(600);
+/// Plies a game may have: a live game that reaches it ends as a draw
+/// (`max moves`), and longer records are refused for replay and resuming,
+/// so a replay's answer stays under about 2 MB (about 400 bytes a ply).
+pub const MAX_PLIES: usize = 4000;
 
 /// How long engines think.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +182,8 @@ pub struct Game {
     info_from: String,
     search_ply: usize,
     error: Option<String>,
+    /// Whether `error` says the search waits for a place under the engine cap.
+    queued: bool,
     failures: u32,
     workers: [Option<Worker>; 3],
     closed: bool,
@@ -314,6 +320,7 @@ impl GameCell {
                 info_from: String::new(),
                 search_ply: 0,
                 error: None,
+                queued: false,
                 failures: 0,
                 workers: [None, None, None],
                 closed: false,
@@ -485,10 +492,14 @@ impl Game {
         self.turn_start = Instant::now();
         self.failures = 0;
         self.error = None;
+        self.queued = false;
         if let Some(a) = self.analysis.as_mut() {
             a.ply = self.moves.len();
         }
         self.check_end();
+        if self.ended.is_none() && self.moves.len() >= MAX_PLIES {
+            self.finish(GameResult::Draw, Termination::MaxMoves, format!("the GUI's cap of {MAX_PLIES} plies"));
+        }
         self.schedule();
         // A record that cannot be written does not undo the move: the page is told.
         if let Err(e) = self.save() {
@@ -643,6 +654,7 @@ impl Game {
             wait,
             side: pos.side_to_move(),
             tag: self.tag,
+            hash: u64::from(self.setup.options.hash),
         };
         self.search_ply = ply;
         self.info_from = self.engines.get(engine).map_or_else(String::new, |e| e.name.clone());
@@ -663,7 +675,15 @@ impl Game {
 
     fn engine_event(&mut self, slot: usize, event: EngineEvent) {
         match event {
+            EngineEvent::Queued(tag, why) if tag == self.tag => {
+                self.error = Some(format!("{why}: the engine waits for a place"));
+                self.queued = true;
+                self.broadcast(self.view());
+            }
             EngineEvent::Info(tag, info) if tag == self.tag => {
+                if std::mem::take(&mut self.queued) {
+                    self.error = None;
+                }
                 match self.infos.iter_mut().find(|i| i.multipv == info.multipv) {
                     Some(old) => *old = info.clone(),
                     None => self.infos.push(info.clone()),
@@ -788,15 +808,29 @@ impl Game {
         }
     }
 
-    /// Writes the record (to a temporary file, then renamed over the old one) and flushes it.
+    /// Writes the record (to a temporary file created anew, flushed, then renamed over the old one).
     pub fn save(&self) -> Result<(), GuiError> {
-        let tmp = self.path.with_extension("pgn.tmp");
-        let mut file = std::fs::File::create(&tmp)?;
-        self.record().write(&mut file)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &self.path)?;
+        let mut text = Vec::new();
+        self.record().write(&mut text)?;
+        super::files::write_record(&self.path, &text)?;
         Ok(())
     }
+}
+
+/// The clocks of a resumed record under `limit` after `plies` moves: only a
+/// clock game has them (its base time when the comment has none), and
+/// neither may exceed the base time plus every increment its side has had.
+pub fn resumed_clocks(limit: ThinkLimit, comment: &str, plies: usize) -> Result<Option<[Duration; 2]>, GuiError> {
+    let ThinkLimit::Clock { base_s, inc_s } = limit else { return Ok(None) };
+    let Some(clocks) = parse_clocks(comment) else { return Ok(None) };
+    let most = Duration::from_secs(base_s.saturating_add(inc_s.saturating_mul(plies as u64)));
+    if clocks.iter().any(|c| *c > most) {
+        return Err(GuiError::BadRequest(format!(
+            "the record's clocks ({comment}) exceed its time control {} after {plies} plies",
+            limit.describe()
+        )));
+    }
+    Ok(Some(clocks))
 }
 
 /// The clocks stored in an unfinished record's comment (`clocks <white ms> <black ms>`).

@@ -7,7 +7,9 @@
 //! record after each move, so unfinished games can be resumed ([`server`]).
 
 pub mod engine;
+pub mod files;
 pub(crate) mod game;
+pub mod listen;
 pub mod server;
 
 use crate::arena::record::RecordError;
@@ -39,7 +41,21 @@ pub struct GuiArgs {
     /// Engine processes running at the same time.
     #[arg(long, default_value_t = 8)]
     pub max_engines: usize,
+    /// `Hash` of all engine processes together, MiB (one game's Hash is at most this).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_HASH)]
+    pub max_hash: u64,
+    /// GUI records (`gui-*.pgn`) the games folder may hold; new games are refused beyond.
+    #[arg(long, default_value_t = DEFAULT_MAX_RECORDS)]
+    pub max_records: usize,
+    /// Seconds a client has to send a request's head, and its body.
+    #[arg(long, value_name = "SECONDS", default_value_t = listen::REQUEST_TIMEOUT.as_secs())]
+    pub request_timeout: u64,
 }
+
+/// `--max-hash`'s default: MiB of `Hash` over all engine processes.
+pub const DEFAULT_MAX_HASH: u64 = 4096;
+/// `--max-records`'s default.
+pub const DEFAULT_MAX_RECORDS: usize = 1000;
 
 /// Why a request or the server failed.
 #[derive(Debug, Error)]
@@ -56,6 +72,9 @@ pub enum GuiError {
     /// A limit (games, engines) is reached.
     #[error("{0}")]
     Limit(String),
+    /// A request body over the limit.
+    #[error("{0}")]
+    TooLarge(String),
     /// An illegal or malformed move.
     #[error(transparent)]
     Move(#[from] MoveError),
@@ -75,6 +94,8 @@ pub enum GuiError {
 pub struct GuiConfig {
     /// Where to listen.
     pub addr: SocketAddr,
+    /// `--host` as written: answered in the `Host` header besides the loopback names.
+    pub host: String,
     /// The engines, the default one first.
     pub engines: Vec<EngineCmd>,
     /// Where records are written and read.
@@ -83,6 +104,32 @@ pub struct GuiConfig {
     pub max_games: usize,
     /// Engine processes at the same time.
     pub max_engines: usize,
+    /// MiB of `Hash` over all engine processes.
+    pub max_hash: u64,
+    /// GUI records the games folder may hold.
+    pub max_records: usize,
+    /// Connections open at once (WebSockets included).
+    pub max_connections: usize,
+    /// How long a client has to send a request's head, and its body.
+    pub request_timeout: std::time::Duration,
+}
+
+impl GuiConfig {
+    /// A server on `addr` with every limit at its default.
+    pub fn new(addr: SocketAddr, engines: Vec<EngineCmd>, games_dir: PathBuf) -> GuiConfig {
+        GuiConfig {
+            addr,
+            host: addr.ip().to_string(),
+            engines,
+            games_dir,
+            max_games: 8,
+            max_engines: 8,
+            max_hash: DEFAULT_MAX_HASH,
+            max_records: DEFAULT_MAX_RECORDS,
+            max_connections: listen::connection_cap(8),
+            request_timeout: listen::REQUEST_TIMEOUT,
+        }
+    }
 }
 
 impl GuiArgs {
@@ -103,15 +150,23 @@ impl GuiArgs {
             }
             engines.push(e);
         }
-        if self.max_games == 0 || self.max_engines == 0 {
-            return Err(GuiError::BadRequest("--max-games and --max-engines must be at least 1".into()));
+        if self.max_games == 0 || self.max_engines == 0 || self.max_hash == 0 || self.max_records == 0 {
+            return Err(GuiError::BadRequest(
+                "--max-games, --max-engines, --max-hash and --max-records must be at least 1".into(),
+            ));
+        }
+        if self.request_timeout == 0 {
+            return Err(GuiError::BadRequest("--request-timeout must be at least 1 second".into()));
         }
         Ok(GuiConfig {
-            addr,
-            engines,
-            games_dir: self.games_dir.clone(),
+            host: self.host.clone(),
             max_games: self.max_games,
             max_engines: self.max_engines,
+            max_hash: self.max_hash,
+            max_records: self.max_records,
+            max_connections: listen::connection_cap(self.max_engines),
+            request_timeout: std::time::Duration::from_secs(self.request_timeout),
+            ..GuiConfig::new(addr, engines, self.games_dir.clone())
         })
     }
 }

@@ -8,17 +8,24 @@
 //! `GET /api/games/{id}/ws` (the same actions as text messages, and every
 //! change of the game pushed); `GET /api/records`; `GET /api/records/{file}?game=N`
 //! and `POST /api/replay?game=N` (a record's text) for replay.
+//!
+//! Every request must name this server in its `Host` header (the loopback
+//! names or `--host`, with the port: a page from another site that rebinds
+//! its name to 127.0.0.1 is refused), and any `Origin` must be that host.
+//! Every answer forbids framing and carries a content security policy.
 
 use super::engine::{EngineCmd, ProcessCap};
+use super::files::{GUI_PREFIX, count_gui_records, is_regular, read_record};
 use super::game::{
-    EVENT, EngineOptions, GameCell, GameStart, HUMAN, Setup, ThinkLimit, board_view, parse_clocks, variant_view,
+    EVENT, EngineOptions, GameCell, GameStart, HUMAN, Setup, ThinkLimit, board_view, resumed_clocks, variant_view,
 };
+use super::listen::{Slot, read_body, serve};
 use super::{GuiConfig, GuiError};
 use crate::arena::record::{GameRecord, GameResult, parse_records, today};
 use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -26,12 +33,14 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, oneshot};
+
+pub use super::game::MAX_PLIES;
 
 /// The page.
 const INDEX_HTML: &str = include_str!("assets/index.html");
@@ -45,6 +54,10 @@ pub const MAX_BODY: usize = 4 << 20;
 pub const MAX_WS_MESSAGE: usize = 16 << 10;
 /// Finished games kept in memory (they stay on disk).
 const KEEP_FINISHED: usize = 32;
+/// WebSocket connections watching one game.
+pub const MAX_WATCHERS: usize = 64;
+/// Threads for blocking work (record files, replays): more wait their turn.
+const BLOCKING_THREADS: usize = 8;
 
 /// What the page may ask of a game.
 #[derive(Debug, Deserialize)]
@@ -134,6 +147,13 @@ struct App {
     games: Mutex<BTreeMap<u64, Arc<GameCell>>>,
     next_id: AtomicU64,
     max_games: usize,
+    max_records: usize,
+    /// The names this server answers to in the `Host` header (lower case, IPv6 in brackets).
+    names: Vec<String>,
+    /// The port the `Host` header must carry.
+    port: u16,
+    /// Listening on every address: any IP address (never a name) is answered.
+    any_ip: bool,
 }
 
 /// A running server.
@@ -178,15 +198,27 @@ pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
     })?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
+    let bracket = |ip: IpAddr| if ip.is_ipv6() { format!("[{ip}]") } else { ip.to_string() };
+    let mut names: Vec<String> = vec!["127.0.0.1".into(), "localhost".into(), "[::1]".into(), bracket(addr.ip())];
+    names.push(config.host.parse::<IpAddr>().map_or_else(|_| config.host.to_ascii_lowercase(), bracket));
     let app = Arc::new(App {
         engines: Arc::new(config.engines),
-        cap: ProcessCap::new(config.max_engines),
+        cap: ProcessCap::new(config.max_engines, config.max_hash),
         dir: config.games_dir,
         games: Mutex::new(BTreeMap::new()),
         next_id: AtomicU64::new(1),
         max_games: config.max_games,
+        max_records: config.max_records,
+        names,
+        port: addr.port(),
+        any_ip: addr.ip().is_unspecified(),
     });
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let (cap, timeout) = (config.max_connections, config.request_timeout);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(BLOCKING_THREADS)
+        .enable_all()
+        .build()?;
     let (stop, stopped) = oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
         runtime.block_on(async move {
@@ -208,18 +240,13 @@ pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
                     }
                 }
             });
-            let served = axum::serve(listener, router(app)).with_graceful_shutdown(async {
-                let _ = stopped.await;
-            });
-            if let Err(e) = served.await {
-                eprintln!("error: {e}");
-            }
+            serve(listener, router(app, timeout), cap, timeout, stopped).await;
         });
     });
     Ok(Running { addr, stop: Some(stop), thread: Some(thread) })
 }
 
-fn router(app: Arc<App>) -> Router {
+fn router(app: Arc<App>, timeout: Duration) -> Router {
     Router::new()
         .route("/", get(|| async { Html(INDEX_HTML) }))
         .route("/app.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], APP_JS) }))
@@ -234,18 +261,37 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/records/{file}", get(record_file))
         .route("/api/replay", post(replay_upload))
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(middleware::from_fn(same_origin))
+        .layer(middleware::from_fn_with_state((timeout, MAX_BODY), read_body))
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }
 
-/// Refuses requests that another site's page makes from the user's browser
-/// (a form post, a WebSocket): a browser always sends `Origin` with those, and
-/// it must name the host the page was served from.
-async fn same_origin(request: Request, next: Next) -> Response {
-    if let Some(refusal) = foreign_origin(&request) {
-        return refusal.into_response();
+/// Answers only requests that name this server in `Host` (DNS rebinding is
+/// refused) and, when they carry an `Origin` (a browser does for a form post
+/// or a WebSocket), come from a page of that host; every answer forbids
+/// framing and limits the page to its own script, style and server.
+async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let mut response = if !app.answers_to(&host) {
+        GuiError::Forbidden(format!("this server does not answer to the host '{host}'")).into_response()
+    } else if let Some(refusal) = foreign_origin(&request) {
+        refusal.into_response()
+    } else {
+        next.run(request).await
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    let ws = if app.answers_to(&host) { format!(" ws://{host}") } else { String::new() };
+    let policy = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'{ws}; \
+         base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    );
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, value);
     }
-    next.run(request).await
+    response
 }
 
 /// The refusal for a request whose `Origin` is not the host it was sent to.
@@ -263,6 +309,7 @@ impl IntoResponse for GuiError {
             GuiError::NotFound(_) => StatusCode::NOT_FOUND,
             GuiError::Forbidden(_) => StatusCode::FORBIDDEN,
             GuiError::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
+            GuiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             GuiError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,
         };
@@ -272,12 +319,35 @@ impl IntoResponse for GuiError {
 
 type Reply = Result<Json<Value>, GuiError>;
 
+/// Runs blocking work (files, replays) off the runtime's threads, so that a
+/// slow disk or a long record delays no other request.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, GuiError> + Send + 'static,
+) -> Result<T, GuiError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| GuiError::Io(std::io::Error::other(e.to_string())))?
+}
+
 /// Parses a JSON body into `T`, with serde's message as the error.
 fn parse_body<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, GuiError> {
     serde_json::from_str(body).map_err(|e| GuiError::BadRequest(format!("bad request: {e}")))
 }
 
 impl App {
+    /// Whether a `Host` header names this server: one of its names with its
+    /// port (a bare name only on port 80), or any IP address when it listens on all.
+    fn answers_to(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        let (name, port) = match host.rfind(':') {
+            Some(i) if !host[i..].contains(']') => (&host[..i], host[i + 1..].parse::<u16>().ok()),
+            _ => (host.as_str(), Some(80)),
+        };
+        if port != Some(self.port) || name.is_empty() {
+            return false;
+        }
+        self.names.iter().any(|n| n == name)
+            || (self.any_ip && name.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().is_ok())
+    }
+
     fn cells(&self) -> Vec<Arc<GameCell>> {
         self.games.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
     }
@@ -307,6 +377,16 @@ impl App {
         let finished: Vec<u64> = games.iter().filter(|(_, c)| c.lock().is_over()).map(|(id, _)| *id).collect();
         for id in finished.iter().take(finished.len().saturating_sub(KEEP_FINISHED)) {
             games.remove(id);
+        }
+        if path.is_none() {
+            let held = count_gui_records(&self.dir);
+            if held >= self.max_records {
+                return Err(GuiError::Limit(format!(
+                    "the games folder holds {held} GUI records (at most {}, --max-records): \
+                     move or delete some to start new games",
+                    self.max_records
+                )));
+            }
         }
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let path = path.unwrap_or_else(|| {
@@ -338,7 +418,10 @@ impl App {
             )));
         }
         let path = self.dir.join(file);
-        if !path.is_file() {
+        if !is_regular(&path) {
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return Err(GuiError::BadRequest(format!("{file} is not a regular file")));
+            }
             return Err(GuiError::NotFound(file.to_string()));
         }
         Ok(path)
@@ -350,6 +433,7 @@ async fn config(State(app): State<Arc<App>>) -> Json<Value> {
     Json(json!({
         "engines": names,
         "max_games": app.max_games,
+        "max_hash": app.cap.max_hash(),
         "max_threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "version": env!("CARGO_PKG_VERSION"),
     }))
@@ -363,10 +447,11 @@ fn unfinished_records(app: &App) -> Vec<(String, GameRecord)> {
     for entry in dir.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.starts_with("gui-") || !name.ends_with(".pgn") || loaded.contains(&path) {
+        if !name.starts_with(GUI_PREFIX) || !name.ends_with(".pgn") || loaded.contains(&path) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        // A link, a FIFO, a file too large or not text is no record of ours.
+        let Ok(text) = read_record(&path) else { continue };
         if let Ok(mut records) = parse_records(&text)
             && records.len() == 1
             && records[0].event == EVENT
@@ -379,7 +464,11 @@ fn unfinished_records(app: &App) -> Vec<(String, GameRecord)> {
     out
 }
 
-async fn list_games(State(app): State<Arc<App>>) -> Json<Value> {
+async fn list_games(State(app): State<Arc<App>>) -> Reply {
+    blocking(move || Ok(Json(games_list(&app)))).await
+}
+
+fn games_list(app: &Arc<App>) -> Value {
     let live: Vec<Value> = app
         .cells()
         .iter()
@@ -390,18 +479,22 @@ async fn list_games(State(app): State<Arc<App>>) -> Json<Value> {
                    "result": v["result"], "reason": v["reason"], "variant": v["variant"]["name"]})
         })
         .collect();
-    let unfinished: Vec<Value> = unfinished_records(&app)
+    let unfinished: Vec<Value> = unfinished_records(app)
         .into_iter()
         .map(|(file, r)| {
             json!({"file": file, "players": [r.white, r.black], "plies": r.moves.len(),
                    "variant": r.variant.to_string(), "date": r.date})
         })
         .collect();
-    Json(json!({"live": live, "unfinished": unfinished}))
+    json!({"live": live, "unfinished": unfinished})
 }
 
 async fn new_game(State(app): State<Arc<App>>, body: String) -> Reply {
     let req: NewGame = parse_body(&body)?;
+    blocking(move || start_game(&app, req)).await
+}
+
+fn start_game(app: &App, req: NewGame) -> Reply {
     let variant = match req.variant.parse::<VariantKind>() {
         Ok(VariantKind::Hdc) => Variant::hdc(),
         Ok(VariantKind::Haberkorn) => {
@@ -427,12 +520,20 @@ async fn new_game(State(app): State<Arc<App>>, body: String) -> Reply {
         Some(fen) => Position::from_fen(fen, variant)?,
         None => Position::start(variant),
     };
+    let options = req.options.unwrap_or_default().check()?;
+    if u64::from(options.hash) > app.cap.max_hash() {
+        return Err(GuiError::BadRequest(format!(
+            "Hash {} MiB is more than all engines may hold together ({} MiB, --max-hash)",
+            options.hash,
+            app.cap.max_hash()
+        )));
+    }
     let setup = Setup {
         variant,
         start,
         players: [app.engine(req.white)?, app.engine(req.black)?],
         limit: req.limit.unwrap_or(ThinkLimit::Movetime { ms: 1000 }).check()?,
-        options: req.options.unwrap_or_default().check()?,
+        options,
     };
     let cell = app.add(setup, &[], None, None, today())?;
     let view = cell.lock().view();
@@ -446,17 +547,32 @@ struct ResumeRequest {
 
 async fn resume(State(app): State<Arc<App>>, body: String) -> Reply {
     let req: ResumeRequest = parse_body(&body)?;
-    let path = app.record_path(&req.file)?;
+    blocking(move || resume_game(&app, &req.file)).await
+}
+
+/// Resumes a record under the same checks as a new game: its time control
+/// and clocks in the ranges a new game accepts, at most [`MAX_PLIES`] plies.
+fn resume_game(app: &App, file: &str) -> Reply {
+    let path = app.record_path(file)?;
     if let Some(cell) = app.cells().into_iter().find(|c| c.lock().path() == path) {
         let view = cell.lock().view();
         return Ok(Json(view));
     }
-    let text = std::fs::read_to_string(&path)?;
+    let text = read_record(&path)?;
     let mut records = parse_records(&text)?;
     if records.len() != 1 || records[0].event != EVENT || records[0].result != GameResult::Unfinished {
-        return Err(GuiError::BadRequest(format!("{} is not an unfinished GUI game", req.file)));
+        return Err(GuiError::BadRequest(format!("{file} is not an unfinished GUI game")));
     }
     let r = records.remove(0);
+    if r.moves.len() > MAX_PLIES {
+        return Err(GuiError::BadRequest(format!("{file} has {} plies (at most {MAX_PLIES})", r.moves.len())));
+    }
+    let limit = ThinkLimit::parse(&r.time_control)
+        .ok_or_else(|| {
+            GuiError::BadRequest(format!("{file}: TimeControl '{}' is not a GUI time limit", r.time_control))
+        })?
+        .check()?;
+    let clocks = resumed_clocks(limit, &r.comment, r.moves.len())?;
     let player = |name: &str| -> Result<Option<usize>, GuiError> {
         if name == HUMAN {
             return Ok(None);
@@ -469,10 +585,10 @@ async fn resume(State(app): State<Arc<App>>, body: String) -> Reply {
         variant: r.variant,
         start: Position::from_fen(&r.fen, r.variant)?,
         players: [player(&r.white)?, player(&r.black)?],
-        limit: ThinkLimit::parse(&r.time_control).unwrap_or(ThinkLimit::Movetime { ms: 1000 }),
+        limit,
         options: EngineOptions::default(),
     };
-    let cell = app.add(setup, &r.moves, parse_clocks(&r.comment), Some(path), r.date)?;
+    let cell = app.add(setup, &r.moves, clocks, Some(path), r.date)?;
     let view = cell.lock().view();
     Ok(Json(view))
 }
@@ -514,18 +630,30 @@ fn act(app: &App, cell: &GameCell, action: Action) -> Result<Value, GuiError> {
 async fn action(State(app): State<Arc<App>>, Path(id): Path<u64>, body: String) -> Reply {
     let cell = app.cell(id)?;
     let action: Action = parse_body(&body)?;
-    act(&app, &cell, action).map(Json)
+    blocking(move || act(&app, &cell, action).map(Json)).await
 }
 
-async fn socket(State(app): State<Arc<App>>, Path(id): Path<u64>, ws: WebSocketUpgrade) -> Response {
-    match app.cell(id) {
-        Ok(cell) => ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, app, cell)),
-        Err(e) => e.into_response(),
+async fn socket(
+    State(app): State<Arc<App>>,
+    Path(id): Path<u64>,
+    slot: Option<axum::Extension<Slot>>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let cell = match app.cell(id) {
+        Ok(cell) => cell,
+        Err(e) => return e.into_response(),
+    };
+    let watchers = cell.updates.receiver_count();
+    if watchers >= MAX_WATCHERS {
+        return GuiError::Limit(format!("{watchers} pages watch game {id} (at most {MAX_WATCHERS})")).into_response();
     }
+    // The connection's place under the cap goes with the WebSocket until it closes.
+    let slot = slot.map(|s| s.0);
+    ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, app, cell, slot))
 }
 
 /// One page's live connection to a game.
-async fn session(mut socket: WebSocket, app: Arc<App>, cell: Arc<GameCell>) {
+async fn session(mut socket: WebSocket, app: Arc<App>, cell: Arc<GameCell>, _slot: Option<Slot>) {
     let mut updates = cell.updates.subscribe();
     let first = cell.lock().view().to_string();
     if socket.send(Message::Text(first.into())).await.is_err() {
@@ -562,6 +690,10 @@ async fn session(mut socket: WebSocket, app: Arc<App>, cell: Arc<GameCell>) {
 }
 
 async fn list_records(State(app): State<Arc<App>>) -> Reply {
+    blocking(move || records_list(&app)).await
+}
+
+fn records_list(app: &App) -> Reply {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(&app.dir)?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -586,6 +718,13 @@ pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
     let Some(r) = records.get(index) else {
         return Err(GuiError::BadRequest(format!("the record has {} games, no game {}", records.len(), index + 1)));
     };
+    if r.moves.len() > MAX_PLIES {
+        return Err(GuiError::BadRequest(format!(
+            "game {} has {} plies: the replay shows at most {MAX_PLIES}",
+            index + 1,
+            r.moves.len()
+        )));
+    }
     let summaries: Vec<Value> = records
         .iter()
         .map(|r| {
@@ -614,11 +753,13 @@ pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
 }
 
 async fn record_file(State(app): State<Arc<App>>, Path(file): Path<String>, Query(q): Query<GameIndex>) -> Reply {
-    let path = app.record_path(&file)?;
-    let text = std::fs::read_to_string(path)?;
-    replay(&text, q.game).map(Json)
+    blocking(move || {
+        let text = read_record(&app.record_path(&file)?)?;
+        replay(&text, q.game).map(Json)
+    })
+    .await
 }
 
 async fn replay_upload(Query(q): Query<GameIndex>, body: String) -> Reply {
-    replay(&body, q.game).map(Json)
+    blocking(move || replay(&body, q.game).map(Json)).await
 }

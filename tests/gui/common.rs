@@ -92,16 +92,18 @@ pub fn games_dir(test: &str) -> PathBuf {
     dir
 }
 
-/// Starts a server on a free local port.
-pub fn server(engines: Vec<EngineCmd>, dir: &Path) -> Running {
-    start(GuiConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        engines,
-        games_dir: dir.to_path_buf(),
+/// The configuration of [`server`]: a free local port, 4 games, 4 engines.
+pub fn config(engines: Vec<EngineCmd>, dir: &Path) -> GuiConfig {
+    GuiConfig {
         max_games: 4,
         max_engines: 4,
-    })
-    .expect("server starts")
+        ..GuiConfig::new("127.0.0.1:0".parse().unwrap(), engines, dir.to_path_buf())
+    }
+}
+
+/// Starts a server on a free local port.
+pub fn server(engines: Vec<EngineCmd>, dir: &Path) -> Running {
+    start(config(engines, dir)).expect("server starts")
 }
 
 /// Polls `f` until it returns `Some`, or panics with `what` after `secs` seconds.

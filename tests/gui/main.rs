@@ -4,6 +4,7 @@
 //! match runner's format; and (ignored unless asked for, it needs Chromium)
 //! the page in a real browser, `browser.rs`.
 
+mod abuse;
 mod browser;
 mod common;
 
@@ -582,6 +583,9 @@ fn a_port_in_use_is_named_and_localhost_is_accepted() {
         games_dir: dir.clone(),
         max_games: 1,
         max_engines: 1,
+        max_hash: 64,
+        max_records: 10,
+        request_timeout: 10,
     };
     let config = args.config().expect("localhost is accepted");
     assert!(config.addr.ip().is_loopback(), "{}", config.addr);
