@@ -304,7 +304,7 @@ fn fuzzed_uci_lines_never_kill_stall_or_corrupt_the_engine() {
             e.fail(&format!("a refused position changed the position:\n{out:?}\n{fen}\n{new_fen}"));
         }
         (fen, variant_line) = (new_fen, new_variant);
-        if lines % 10_000 == 0 {
+        if lines.is_multiple_of(10_000) {
             eprintln!("{lines} lines, {:.0} s", start.elapsed().as_secs_f64());
         }
     }
