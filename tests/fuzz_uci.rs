@@ -6,8 +6,12 @@
 //!
 //! It runs for `CUBIST_FUZZ_SECS` seconds (default 10, so CI stays short)
 //! from seed `CUBIST_FUZZ_SEED` (default: from the clock, printed so that a
-//! failure can be replayed). A long hunt:
-//! `CUBIST_FUZZ_SECS=600 cargo test --release --test fuzz_uci -- --nocapture`.
+//! failure can be replayed), or, when `CUBIST_FUZZ_LINES` is set, until that
+//! many lines have been sent (the time limit then applies only if also set).
+//! A long hunt:
+//! `CUBIST_FUZZ_SECS=600 cargo test --release --test fuzz_uci -- --nocapture`;
+//! an exact one: `CUBIST_FUZZ_LINES=250000 CUBIST_FUZZ_SEED=1 cargo test …`.
+//! It ends by printing the lines sent, the seed and the lines per second.
 //!
 //! Lines that would legitimately stall or end the engine are not sent:
 //! `quit`, `go perft` deeper than 3 (perft holds commands back until it
@@ -262,19 +266,27 @@ fn unsafe_to_send(line: &str) -> bool {
     }
 }
 
+/// How long a run goes: `CUBIST_FUZZ_LINES` lines and/or `CUBIST_FUZZ_SECS` seconds.
+fn budget() -> (Option<u64>, Option<Duration>) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u64>().ok());
+    let lines = var("CUBIST_FUZZ_LINES");
+    let secs = var("CUBIST_FUZZ_SECS").or(if lines.is_some() { None } else { Some(10) });
+    (lines, secs.map(Duration::from_secs))
+}
+
 #[test]
 fn fuzzed_uci_lines_never_kill_stall_or_corrupt_the_engine() {
-    let secs: u64 = std::env::var("CUBIST_FUZZ_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let (max_lines, max_time) = budget();
     let seed: u64 = std::env::var("CUBIST_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
-    eprintln!("fuzzing the UCI loop for {secs} s with CUBIST_FUZZ_SEED={seed}");
+    eprintln!("fuzzing the UCI loop ({max_lines:?} lines, {max_time:?}) with CUBIST_FUZZ_SEED={seed}");
     let mut rng = StdRng::seed_from_u64(seed);
     let mut e = Engine::start();
-    let deadline = Instant::now() + Duration::from_secs(secs);
+    let start = Instant::now();
     let (mut fen, mut variant_line) = e.position();
-    let mut lines = 0;
-    while Instant::now() < deadline {
+    let mut lines: u64 = 0;
+    while max_lines.is_none_or(|n| lines < n) && max_time.is_none_or(|t| start.elapsed() < t) {
         let variant = variant_of(&variant_line).unwrap_or_else(|| e.fail(&format!("unknown variant {variant_line:?}")));
         let pos = Position::from_fen(&fen, variant)
             .unwrap_or_else(|err| e.fail(&format!("d shows a FEN its own game refuses ({err}): {fen}")));
@@ -292,9 +304,16 @@ fn fuzzed_uci_lines_never_kill_stall_or_corrupt_the_engine() {
             e.fail(&format!("a refused position changed the position:\n{out:?}\n{fen}\n{new_fen}"));
         }
         (fen, variant_line) = (new_fen, new_variant);
+        if lines.is_multiple_of(10_000) {
+            eprintln!("{lines} lines, {:.0} s", start.elapsed().as_secs_f64());
+        }
     }
     e.send("stop");
     e.sync();
-    eprintln!("{lines} lines survived");
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{lines} lines survived (CUBIST_FUZZ_SEED={seed}, {secs:.0} s, {:.0} lines/s)",
+        lines as f64 / secs.max(1e-9)
+    );
     assert!(lines > 0);
 }

@@ -419,4 +419,314 @@ mod tests {
         add_tally(&mut a, &Tally { wins: 4, draws: 0, losses: 1, penta: [0, 1, 0, 1, 1] });
         assert_eq!(a, Tally { wins: 5, draws: 2, losses: 4, penta: [1, 1, 2, 1, 1] });
     }
+
+    /// Property tests of the results-JSON reader: what `write_summary` writes
+    /// reads back as the same results, and arbitrary, cut or edited files are
+    /// refused, never a panic. Case counts keep this to a second or two.
+    mod props {
+        use super::super::*;
+        use crate::arena::fingerprint::EngineIdentity;
+        use crate::arena::stats::SprtModel;
+        use proptest::prelude::*;
+        use std::sync::atomic::{AtomicU64, Ordering};
+
+        /// A fresh file name under the system's temporary folder, removed when dropped.
+        struct TempFile(PathBuf);
+
+        impl TempFile {
+            fn with(bytes: &[u8]) -> TempFile {
+                static NEXT: AtomicU64 = AtomicU64::new(0);
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                let path = std::env::temp_dir().join(format!("cubist-merge-prop-{}-{n}.json", std::process::id()));
+                std::fs::write(&path, bytes).expect("the temporary folder is writable");
+                TempFile(path)
+            }
+        }
+
+        impl Drop for TempFile {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_file(&self.0);
+            }
+        }
+
+        /// The drawn parts of a complete results file: engines, the match, its shard, counts.
+        #[derive(Clone, Debug)]
+        struct Drawn {
+            names: Vec<String>,
+            gauntlet: bool,
+            repeat: bool,
+            rounds: u32,
+            games_per_round: u32,
+            seed: u64,
+            shard: (u32, u32),
+            sprt: Option<(f64, f64, f64, f64, bool, u32)>,
+            splits: Vec<u32>,
+            terminations: BTreeMap<String, u32>,
+        }
+
+        fn drawn() -> impl Strategy<Value = Drawn> {
+            (
+                prop::collection::btree_set("[a-zA-Z0-9 \"\\\\é._-]{1,12}", 2..5),
+                (any::<bool>(), any::<bool>(), 1u32..40, 1u32..4, any::<u64>()),
+                (1u32..5, any::<u32>()),
+                prop::option::of((-50.0f64..50.0, 0.1f64..30.0, 0.001f64..0.3, 0.001f64..0.3, any::<bool>(), 0u32..20)),
+                prop::collection::vec(any::<u32>(), 20),
+                prop::collection::btree_map("[a-z: ]{1,20}", 0u32..1000, 0..5),
+            )
+                .prop_map(
+                    |(names, (gauntlet, repeat, rounds, games_per_round, seed), (n, k), sprt, splits, terminations)| {
+                        let names: Vec<String> = names.into_iter().collect();
+                        // The SPRT is for two engines only.
+                        let sprt = if names.len() == 2 { sprt } else { None };
+                        Drawn {
+                            names,
+                            gauntlet,
+                            repeat,
+                            rounds,
+                            games_per_round,
+                            seed,
+                            shard: (k % n + 1, n),
+                            sprt,
+                            splits,
+                            terminations,
+                        }
+                    },
+                )
+        }
+
+        /// The results file a shard with these parts writes: its games spread
+        /// over the pairings, each pairing's counts over wins, draws, losses and pairs.
+        fn summary_of(d: &Drawn) -> MatchSummary {
+            let sprt = d.sprt.map(|(elo0, width, alpha, beta, logistic, min_pairs)| {
+                let model = if logistic { SprtModel::Logistic } else { SprtModel::Normalized };
+                let mut s = Sprt::new(elo0, elo0 + width, alpha, beta, model).expect("valid SPRT parameters");
+                s.min_pairs = min_pairs;
+                s
+            });
+            let identity = MatchIdentity {
+                engines: d
+                    .names
+                    .iter()
+                    .map(|name| EngineIdentity {
+                        name: name.clone(),
+                        args: vec![],
+                        options: vec![("Hash".into(), "16".into())],
+                        limit: "depth=1".into(),
+                        timemargin_ms: 0,
+                    })
+                    .collect(),
+                gauntlet: d.gauntlet,
+                variant: "hdc".into(),
+                openings: "start position".into(),
+                random_plies: 0,
+                repeat: d.repeat,
+                rounds: d.rounds,
+                games_per_round: d.games_per_round,
+                seed: d.seed,
+                adjudication: "-".into(),
+                sprt,
+                shards: d.shard.1,
+            };
+            let pairs = pairings(d.names.len(), d.gauntlet);
+            let shard = Shard::new(d.shard.0, d.shard.1).expect("a valid shard");
+            let blocks = u64::from(d.rounds) * pairs.len() as u64;
+            let scheduled = shard.len_of(blocks) * u64::from(d.games_per_round);
+            // Cut `scheduled` games into one count per pairing, and each into wins, draws, losses.
+            let mut left = scheduled as u32;
+            let mut split = d.splits.iter().copied().cycle();
+            let mut take = |from: &mut u32| {
+                let n = split.next().unwrap_or(0) % (*from + 1);
+                *from -= n;
+                n
+            };
+            let mut tallies = Vec::new();
+            for i in 0..pairs.len() {
+                let mut games = if i + 1 == pairs.len() { left } else { take(&mut left) };
+                left -= if i + 1 == pairs.len() { left } else { 0 };
+                let total = games;
+                let (wins, draws) = (take(&mut games), take(&mut games));
+                let mut pairs_left = total / 2;
+                let penta = [0; 5].map(|_| take(&mut pairs_left));
+                tallies.push(Tally { wins, draws, losses: games, penta });
+            }
+            let mut standings: Vec<Standing> = d
+                .names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let mut games = 0;
+                    let mut points = 0.0;
+                    for (&(a, b), t) in pairs.iter().zip(&tallies) {
+                        if a == i || b == i {
+                            games += t.games();
+                            points += if a == i { t.points() } else { f64::from(t.games()) - t.points() };
+                        }
+                    }
+                    Standing { name: name.clone(), games, points, error_lines: u64::from(d.splits[i] % 3) }
+                })
+                .collect();
+            standings.sort_by(|x, y| y.points.total_cmp(&x.points));
+            let sprt = identity.sprt.map(|s| {
+                let t = tallies[0];
+                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 })
+            });
+            MatchSummary {
+                engines: d.names.clone(),
+                games: scheduled,
+                scheduled,
+                stopped_early: false,
+                pairings: pairs
+                    .iter()
+                    .zip(&tallies)
+                    .map(|(&(a, b), &t)| PairingSummary::new(&d.names[a], &d.names[b], t))
+                    .collect(),
+                standings,
+                terminations: d.terminations.clone(),
+                sprt,
+                shards: ShardSet::from(shard),
+                fingerprint: identity.fingerprint(),
+                identity,
+            }
+        }
+
+        /// The JSON text `write_summary` gives.
+        fn written(summary: &MatchSummary) -> String {
+            let file = TempFile::with(b"");
+            write_summary(&file.0, summary).expect("the temporary folder is writable");
+            std::fs::read_to_string(&file.0).expect("just written")
+        }
+
+        /// Merges files with these contents.
+        fn merge_texts(texts: &[&[u8]]) -> Result<MatchSummary, MergeError> {
+            let files: Vec<TempFile> = texts.iter().map(|t| TempFile::with(t)).collect();
+            let paths: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
+            merge_results(&paths)
+        }
+
+        /// A JSON value to put in place of another.
+        fn stranger() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<u64>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                Just(Value::from(u64::from(u32::MAX))),
+                Just(Value::from(u64::MAX)),
+                Just(Value::from(0)),
+                any::<f64>().prop_filter("JSON numbers are finite", |f| f.is_finite()).prop_map(Value::from),
+                ".{0,8}".prop_map(Value::from),
+                Just(serde_json::json!([])),
+                Just(serde_json::json!({})),
+                Just(serde_json::json!([0, 0, 0, 0, u32::MAX])),
+            ]
+        }
+
+        /// `v` with the place that `path` picks (each step an index into the keys or items there) set to `new`.
+        fn replace_at(v: &mut Value, path: &[usize], new: Value) {
+            match (v, path.split_first()) {
+                (Value::Object(m), Some((&i, rest))) if !m.is_empty() => {
+                    let key = m.keys().nth(i % m.len()).cloned().unwrap_or_default();
+                    if let Some(child) = m.get_mut(&key) {
+                        replace_at(child, rest, new);
+                    }
+                }
+                (Value::Array(a), Some((&i, rest))) if !a.is_empty() => {
+                    let n = a.len();
+                    replace_at(&mut a[i % n], rest, new);
+                }
+                (v, _) => *v = new,
+            }
+        }
+
+        /// After an edit, the fingerprint of the edited `match` (when it still reads as one),
+        /// so that the edit reaches the checks behind the fingerprint's.
+        fn refingerprint(v: &mut Value) {
+            let fingerprint = v.get("match").and_then(|m| serde_json::from_value::<MatchIdentity>(m.clone()).ok());
+            if let (Some(id), Some(f)) = (fingerprint, v.get_mut("fingerprint")) {
+                *f = Value::from(id.fingerprint());
+            }
+        }
+
+        /// Found by `results_round_trip`: an SPRT parameter of 17 significant
+        /// digits read back one unit in the last place off (serde_json's fast
+        /// float parsing), so the shard's own fingerprint no longer fitted and
+        /// `cubist merge` refused it; serde_json's `float_roundtrip` reads floats exactly.
+        #[test]
+        fn full_precision_sprt_parameters_merge() {
+            let d = Drawn {
+                names: vec!["a".into(), "b".into()],
+                gauntlet: false,
+                repeat: false,
+                rounds: 1,
+                games_per_round: 1,
+                seed: 0,
+                shard: (1, 1),
+                sprt: Some((0.0, 0.1, 0.09880413248930191, 0.001, false, 0)),
+                splits: vec![0; 20],
+                terminations: BTreeMap::new(),
+            };
+            let summary = summary_of(&d);
+            let back = merge_texts(&[written(&summary).as_bytes()]).expect("its own results merge");
+            assert_eq!(back.identity, summary.identity);
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// A results file reads back as the results written (Elo, LOS and SPRT recomputed alike).
+            #[test]
+            fn results_round_trip(d in drawn()) {
+                let summary = summary_of(&d);
+                let text = written(&summary);
+                let back = merge_texts(&[text.as_bytes()]);
+                prop_assert!(back.is_ok(), "{:?}\n{}", back.err(), text);
+                let back = serde_json::to_value(back.unwrap()).unwrap();
+                prop_assert_eq!(back, serde_json::to_value(&summary).unwrap());
+            }
+
+            /// A results file cut short is refused, never a panic.
+            #[test]
+            fn cut_results_are_refused(d in drawn(), at in any::<prop::sample::Index>()) {
+                let text = written(&summary_of(&d));
+                let end = text.trim_end().len();
+                let cut = at.index(end);
+                prop_assert!(merge_texts(&[&text.as_bytes()[..cut]]).is_err());
+            }
+
+            /// Edited values anywhere in a results file (the fingerprint made to
+            /// fit) are refused or merged, alone or after a good shard; never a panic.
+            #[test]
+            fn edited_results_never_panic(
+                d in drawn(),
+                edits in prop::collection::vec((prop::collection::vec(any::<usize>(), 0..5), stranger()), 1..4),
+            ) {
+                let text = written(&summary_of(&d));
+                let mut v: Value = serde_json::from_str(&text).unwrap();
+                for (path, new) in edits {
+                    replace_at(&mut v, &path, new);
+                }
+                refingerprint(&mut v);
+                let edited = serde_json::to_vec(&v).unwrap();
+                let _ = merge_texts(&[&edited]);
+                let _ = merge_texts(&[text.as_bytes(), &edited]);
+                let _ = merge_texts(&[&edited, text.as_bytes()]);
+            }
+
+            /// Arbitrary bytes, and a results file with bytes changed, are refused or read; never a panic.
+            #[test]
+            fn arbitrary_bytes_never_panic(
+                bytes in prop::collection::vec(any::<u8>(), 0..400),
+                d in drawn(),
+                flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+            ) {
+                let _ = merge_texts(&[&bytes]);
+                let mut text = written(&summary_of(&d)).into_bytes();
+                for (at, b) in flips {
+                    let i = at.index(text.len());
+                    text[i] = b;
+                }
+                let _ = merge_texts(&[&text]);
+            }
+        }
+    }
 }

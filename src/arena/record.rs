@@ -252,11 +252,18 @@ impl GameRecord {
                 words.push(m.clone());
             }
             if let Some(c) = self.move_comments.get(i).filter(|c| !c.is_empty()) {
-                words.push(format!("{{{}}}", c.replace(['{', '}'], "")));
+                words.push(format!("{{{}}}", c.replace('}', "")));
             }
         }
         if !self.comment.is_empty() {
-            words.push(format!("{{{}}}", self.comment.replace(['{', '}'], "")));
+            // A comment right after a move is that move's: a last move without
+            // one gets an empty `{}` first, so the referee's is not read as its.
+            let last = self.moves.len().checked_sub(1).and_then(|i| self.move_comments.get(i));
+            let last_said = last.is_some_and(|c| !c.is_empty());
+            if !self.moves.is_empty() && !last_said {
+                words.push("{}".to_string());
+            }
+            words.push(format!("{{{}}}", self.comment.replace('}', "")));
         }
         words.push(self.result.as_str().to_string());
         let mut line = String::new();
@@ -432,7 +439,10 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
         pos.play(word).map_err(|e| RecordError::Replay(n, moves.len() + 1, word.to_string(), e.to_string()))?;
         moves.push(word.to_string());
     }
-    if !move_comments.is_empty() {
+    // One per move, or none at all (an empty `{}` only marks a move without one).
+    if move_comments.iter().all(String::is_empty) {
+        move_comments.clear();
+    } else {
         move_comments.resize(moves.len(), String::new());
     }
     let plies = tag("PlyCount")?;
