@@ -101,7 +101,7 @@ while :; do
     while [ "$next" -le "$SHARDS" ] && [ ${#wave[@]} -lt "$WAVE" ]; do
         if ! shard_done "$next"; then
             # An interrupted shard is played again from its start.
-            rm -f "$OUT/shard-$next.json" "$OUT/shard-$next.pgn" "$OUT/shard-$next.state.json"
+            rm -f "$OUT/shard-$next.json" "$OUT/shard-$next.pgn" "$OUT/shard-$next.state"
             wave+=("$next")
         fi
         next=$((next + 1))

@@ -372,7 +372,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE")]
     pub results_json: Option<std::path::PathBuf>,
     /// Keep the match's state here, saved after every game pair and when interrupted (default: beside
-    /// --results-json, else beside --pgnout, as NAME.state.json).
+    /// --results-json, else beside --pgnout, as NAME.state).
     #[arg(long, value_name = "FILE")]
     pub state: Option<std::path::PathBuf>,
     /// Go on with the interrupted match of this state file (fastchess: -config file=FILE); other options

@@ -140,7 +140,7 @@ fn interrupted_and_resumed_matches_equal_the_uninterrupted_one() {
     // SIGINT once after the third game, then `--resume`.
     let dir = scratch("sigint");
     let stderr = interrupt(start_until(&deterministic_match(CUBIST, &dir), 3));
-    let state = dir.join("results.state.json");
+    let state = dir.join("results.state");
     assert!(stderr.contains(&format!("resume with: cubist match --resume {}", state.display())), "{stderr}");
     let kept = assert_consistent_partial(&dir);
     assert!(kept < 10, "{kept} games kept");
@@ -150,7 +150,7 @@ fn interrupted_and_resumed_matches_equal_the_uninterrupted_one() {
 
     // SIGINT twice, the second resume spelt as fastchess does, the last with the full command line.
     let dir = scratch("sigint-twice");
-    let state = dir.join("results.state.json");
+    let state = dir.join("results.state");
     interrupt(start_until(&deterministic_match(CUBIST, &dir), 2));
     interrupt(start_until(&words(&format!("match -config file={}", state.display())), 3));
     assert_consistent_partial(&dir);
@@ -169,7 +169,7 @@ fn interrupted_and_resumed_matches_equal_the_uninterrupted_one() {
 fn a_killed_match_resumes_replaying_only_the_pairs_in_progress() {
     let reference = whole(&scratch("whole-kill"));
     let dir = scratch("sigkill");
-    let state = dir.join("results.state.json");
+    let state = dir.join("results.state");
     for games in [3, 2] {
         let args = if state.exists() {
             words(&format!("match --resume {}", state.display()))
@@ -197,7 +197,7 @@ fn a_resume_under_other_settings_or_programs_is_refused() {
     let program = dir.join("engine");
     std::fs::copy(CUBIST, &program).unwrap();
     let program = program.display().to_string();
-    let state = dir.join("results.state.json");
+    let state = dir.join("results.state");
     interrupt(start_until(&deterministic_match(&program, &dir), 2));
     let before = std::fs::read(&state).unwrap();
     let refused = |args: Vec<String>, message: &str| {

@@ -207,9 +207,10 @@ pub fn check_fresh(path: &Path) -> Result<(), StateError> {
 }
 
 /// Where the state goes when `--state` is not given: beside the results JSON,
-/// else beside the records (`r.json` → `r.state.json`); `None` without either.
+/// else beside the records (`r.json` → `r.state`, not a `.json` name that a
+/// glob of results files such as `shard-*.json` would take in); `None` without either.
 pub fn default_path(results_json: Option<&Path>, records: Option<&Path>) -> Option<PathBuf> {
-    results_json.or(records).map(|p| p.with_extension("state.json"))
+    results_json.or(records).map(|p| p.with_extension("state"))
 }
 
 /// Writes a file whole or not at all: a temporary file beside it, written and
@@ -313,8 +314,8 @@ mod tests {
     #[test]
     fn default_paths_sit_beside_the_results() {
         let p = |s: &str| Some(PathBuf::from(s));
-        assert_eq!(default_path(Some(Path::new("out/r.json")), Some(Path::new("g.pgn"))), p("out/r.state.json"));
-        assert_eq!(default_path(None, Some(Path::new("g.pgn"))), p("g.state.json"));
+        assert_eq!(default_path(Some(Path::new("out/r.json")), Some(Path::new("g.pgn"))), p("out/r.state"));
+        assert_eq!(default_path(None, Some(Path::new("g.pgn"))), p("g.state"));
         assert_eq!(default_path(None, None), None);
     }
 
