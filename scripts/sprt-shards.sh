@@ -69,11 +69,21 @@ else
     DEST=$OUT
 fi
 
+# Whether shard $1 has finished: its results JSON holds all its games (the JSON of
+# an interrupted shard holds only its finished game pairs).
+shard_done() {
+    local f="$OUT/shard-$1.json" games scheduled
+    [ -s "$f" ] || return 1
+    games=$(grep -m1 -o '"games": *[0-9]*' "$f" | grep -o '[0-9]*$' || true)
+    scheduled=$(grep -m1 -o '"scheduled": *[0-9]*' "$f" | grep -o '[0-9]*$' || true)
+    [ -n "$games" ] && [ "$games" = "$scheduled" ]
+}
+
 # The merged results of every finished shard; sets DECISION (Continue, H0, H1 or none).
 merge_finished() {
     local jsons=() pgns=()
     for k in $(seq 1 "$SHARDS"); do
-        if [ -s "$OUT/shard-$k.json" ]; then
+        if shard_done "$k"; then
             jsons+=("$OUT/shard-$k.json")
             pgns+=("$OUT/shard-$k.pgn")
         fi
@@ -89,7 +99,11 @@ next=1
 while :; do
     wave=()
     while [ "$next" -le "$SHARDS" ] && [ ${#wave[@]} -lt "$WAVE" ]; do
-        [ -s "$OUT/shard-$next.json" ] || wave+=("$next")
+        if ! shard_done "$next"; then
+            # An interrupted shard is played again from its start.
+            rm -f "$OUT/shard-$next.json" "$OUT/shard-$next.pgn" "$OUT/shard-$next.state"
+            wave+=("$next")
+        fi
         next=$((next + 1))
     done
     if [ ${#wave[@]} -gt 0 ]; then

@@ -315,7 +315,7 @@ pub struct MatchArgs {
     /// An engine: cmd=<path> [name=<n>] [arg=<a>]... [option.<Name>=<v>]... [tc=<moves>/<s>+<inc> | tc=<s>+<inc>
     /// | tc=M:SS+inc | tc=inf] [st=<s>] [depth=<n>] [nodes=<n>] [timemargin=<ms>] [readytimeout=<s>]
     /// [stderr=<file>] [proto=uci]; repeat for each engine.
-    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE", required = true)]
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE", required_unless_present = "resume")]
     pub engine: Vec<String>,
     /// Settings for every engine (same keys as --engine; an engine's own settings win).
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
@@ -371,12 +371,23 @@ pub struct MatchArgs {
     /// SPRT: elo0=<e> elo1=<e> alpha=<a> beta=<b> [model=normalized|logistic] [minpairs=<n>].
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub sprt: Option<Vec<String>>,
-    /// Write the game records to this file (flushed after each game): FILE or file=FILE.
+    /// Write the game records to this file (synced after each game pair): FILE or file=FILE.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub pgnout: Option<Vec<String>>,
-    /// Write the summary as JSON to this file.
+    /// Write the summary as JSON to this file (rewritten whole after every game pair).
     #[arg(long, value_name = "FILE")]
     pub results_json: Option<std::path::PathBuf>,
+    /// Keep the match's state here, saved after every game pair and when interrupted (default: beside
+    /// --results-json, else beside --pgnout, as NAME.state).
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<std::path::PathBuf>,
+    /// Go on with the interrupted match of this state file (fastchess: -config file=FILE); other options
+    /// given with it must describe the same match.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<std::path::PathBuf>,
+    /// fastchess's save interval: the state is saved after every game pair here; accepted for its command lines.
+    #[arg(long, value_name = "N")]
+    pub autosaveinterval: Option<u32>,
     /// Log every line between the runner and each engine, timestamped: FILE or file=FILE.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub log: Option<Vec<String>>,
@@ -427,7 +438,7 @@ pub struct MergeArgs {
 }
 
 /// The `match` options fastchess and cutechess-cli spell with one dash.
-const MATCH_LONG_OPTIONS: [&str; 38] = [
+const MATCH_LONG_OPTIONS: [&str; 41] = [
     "engine",
     "each",
     "gauntlet",
@@ -455,6 +466,9 @@ const MATCH_LONG_OPTIONS: [&str; 38] = [
     "sprt",
     "pgnout",
     "results-json",
+    "state",
+    "resume",
+    "autosaveinterval",
     "log",
     "shard",
     "output",
@@ -480,19 +494,38 @@ fn looks_like_option(arg: &str) -> bool {
 /// touched (not `-3`, the value of `--seed`). A single-dash option `match`
 /// does not know is refused here by the name the user typed, with its
 /// values (`-tournament knockout`), so that clap never reads it as short
-/// options (`-t`); `-autosaveinterval`, which needs resumable matches, is
-/// refused by its own name in either spelling.
+/// options (`-t`). fastchess's `-config file=FILE` (resume a tournament)
+/// becomes `--resume FILE`; its other `-config` keys are refused.
 pub fn normalise_args(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, String> {
     let args: Vec<String> = args.into_iter().collect();
     let mut out = Vec::new();
     let mut in_match = false;
+    let mut skip = 0;
     for (i, arg) in args.iter().enumerate() {
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
         if !in_match && out.len() == 1 && arg == "match" {
             in_match = true;
         } else if in_match && looks_like_option(arg) {
             let name = arg.trim_start_matches('-');
-            if name == "autosaveinterval" {
-                return Err(format!("{arg}: Cubist has no resumable matches yet"));
+            if name == "config" {
+                let values: Vec<&String> = args[i + 1..].iter().take_while(|a| !looks_like_option(a)).collect();
+                let file = match values.as_slice() {
+                    [one] => one.strip_prefix("file=").filter(|f| !f.is_empty()),
+                    _ => None,
+                };
+                let Some(file) = file else {
+                    let typed: Vec<&str> = std::iter::once(arg).chain(values).map(String::as_str).collect();
+                    return Err(format!(
+                        "'{}': only {arg} file=FILE (resume the match of a state file) is read here",
+                        typed.join(" ")
+                    ));
+                };
+                out.extend(["--resume".to_string(), file.to_string()]);
+                skip = 1;
+                continue;
             }
             if !arg.starts_with("--") {
                 if MATCH_LONG_OPTIONS.contains(&name) {
@@ -571,9 +604,15 @@ mod tests {
         let err = normalise_args(args("cubist match -engine cmd=a -tournament knockout -rounds 2")).unwrap_err();
         assert!(err.starts_with("'-tournament knockout': cubist match has no such option"), "{err}");
         assert!(normalise_args(args("cubist match -x")).unwrap_err().starts_with("'-x':"));
-        for spelling in ["-autosaveinterval", "--autosaveinterval"] {
-            let err = normalise_args(args(&format!("cubist match {spelling} 10"))).unwrap_err();
-            assert_eq!(err, format!("{spelling}: Cubist has no resumable matches yet"));
+        // fastchess's resume: `-config file=FILE`; its other keys are refused by name.
+        assert_eq!(
+            normalise_args(args("cubist match -config file=s.json -autosaveinterval 10")),
+            Ok(args("cubist match --resume s.json --autosaveinterval 10"))
+        );
+        assert_eq!(normalise_args(args("cubist match --config file=s.json")), Ok(args("cubist match --resume s.json")));
+        for bad in ["-config outname=x.json", "-config", "-config file=", "-config file=a discard=true"] {
+            let err = normalise_args(args(&format!("cubist match {bad}"))).unwrap_err();
+            assert!(err.contains("only -config file=FILE") || err.contains("only --config file=FILE"), "{bad}: {err}");
         }
         // Only after `match`.
         assert!(normalise_args(args("cubist perft -x")).is_ok());

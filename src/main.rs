@@ -12,10 +12,12 @@ use cubist::arena::config::{
 use cubist::arena::game::Adjudication;
 use cubist::arena::merge::{merge_records, merge_results, write_records, write_summary};
 use cubist::arena::shard::Shard;
-use cubist::arena::{MatchConfig, run_match};
+use cubist::arena::{ArenaError, Expected, MatchConfig, resume_match, run_match_until};
 use cubist::core::{Position, VariantKind};
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Writes `text` to stdout and flushes. A closed stdout (`cubist perft 3 |
@@ -97,15 +99,51 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
         pgnout: args.pgnout.as_deref().map(parse_pgnout).transpose().map_err(e)?,
         results_json: args.results_json.clone(),
         log: args.log.as_deref().map(parse_log).transpose().map_err(e)?,
+        state: args.state.clone(),
         shard,
     })
 }
 
+/// A flag that SIGINT and SIGTERM set: the match stops its engines, keeps its
+/// state and ends. A second signal ends the program at once (status 130).
+fn interrupt_flag() -> Result<Arc<AtomicBool>, String> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        let registered = signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&flag))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&flag)));
+        registered.map_err(|e| format!("cannot catch SIGINT and SIGTERM: {e}"))?;
+    }
+    Ok(flag)
+}
+
+/// `cubist match`: a fresh match, or with `--resume` the rest of an interrupted
+/// one (a full command line given with it must describe the same match).
+/// Interrupted, it ends with status 130 and the line that says how to resume.
 fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), String> {
-    let cfg = match_config(args, matches)?;
-    let summary = run_match(cfg).map_err(|e| e.to_string())?;
-    emit(&summary.table());
-    Ok(())
+    let interrupt = interrupt_flag()?;
+    let result = match &args.resume {
+        Some(state) => {
+            let expected = if args.engine.is_empty() {
+                None
+            } else {
+                Some(Expected { config: match_config(args, matches)?, seed_given: args.seed.is_some() })
+            };
+            resume_match(state, expected, &interrupt)
+        }
+        None => run_match_until(match_config(args, matches)?, &interrupt),
+    };
+    match result {
+        Ok(summary) => {
+            emit(&summary.table());
+            Ok(())
+        }
+        Err(e @ ArenaError::Interrupted { .. }) => {
+            note(&format!("error: {e}"));
+            std::process::exit(130)
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// `cubist merge`: the merged table, and the merged JSON and records when asked for.

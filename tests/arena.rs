@@ -553,7 +553,7 @@ fn options_without_meaning_are_refused_by_their_own_name() {
     let base = format!("match -engine cmd={f} name=a -engine cmd={f} name=b -each depth=1");
     for (extra, message) in [
         ("-tournament knockout", "error: '-tournament knockout': cubist match has no such option"),
-        ("-autosaveinterval 10", "error: -autosaveinterval: Cubist has no resumable matches yet"),
+        ("-config outname=x.json", "error: '-config outname=x.json': only -config file=FILE"),
         ("-output format=xml", "--output: bad value 'xml'"),
         ("-report penta=maybe", "--report: bad value 'maybe'"),
     ] {

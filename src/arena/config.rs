@@ -2,6 +2,7 @@
 //! limits, openings, adjudication and SPRT.
 
 use super::stats::{Sprt, SprtModel};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
@@ -51,7 +52,7 @@ pub enum ConfigError {
 }
 
 /// A time control: `moves/base+inc` or `base+inc` (seconds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeControl {
     /// Moves per period (`None`: the whole game).
     pub moves: Option<u32>,
@@ -116,7 +117,7 @@ fn seconds(text: &str) -> Result<Duration, String> {
 }
 
 /// How long an engine may think: any combination of clock, fixed time, depth and nodes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limit {
     /// A game clock.
     pub tc: Option<TimeControl>,
@@ -149,7 +150,7 @@ impl Limit {
 }
 
 /// One engine of the match.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineSpec {
     /// Name in records and tables.
     pub name: String,
@@ -320,7 +321,7 @@ fn split_words(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// How the progress lines look: fastchess's (the default) or cutechess-cli's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OutputFormat {
     /// `Results of A vs B: …` blocks.
     #[default]
@@ -367,7 +368,7 @@ pub fn parse_report(tokens: &[String]) -> Result<bool, ConfigError> {
 }
 
 /// The order in which an opening file is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OpeningOrder {
     /// Shuffled once with the match seed.
     Random,
@@ -376,7 +377,7 @@ pub enum OpeningOrder {
 }
 
 /// The format of an opening file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OpeningFormat {
     /// One 3D-FEN per line.
     Fen,
@@ -385,7 +386,7 @@ pub enum OpeningFormat {
 }
 
 /// `--openings file=<path> format=fen|epd order=random|sequential`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpeningsSpec {
     /// The file.
     pub file: PathBuf,
@@ -477,7 +478,7 @@ pub fn parse_log(tokens: &[String]) -> Result<PathBuf, ConfigError> {
 
 /// `--resign movecount=N score=S`: a side whose own score stays at or below
 /// −S centipawns for N consecutive moves loses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResignRule {
     /// Consecutive moves.
     pub movecount: u32,
@@ -487,7 +488,7 @@ pub struct ResignRule {
 
 /// `--draw movenumber=N movecount=N score=S`: from move N on, a game in which
 /// both engines' scores stay within ±S for `movecount` consecutive moves each is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DrawRule {
     /// First full move at which the rule applies.
     pub movenumber: u32,

@@ -13,6 +13,7 @@ use super::config::EngineSpec;
 use super::game::Adjudication;
 use super::stats::Sprt;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// One engine as far as it decides the games.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,11 +72,37 @@ pub struct MatchIdentity {
 }
 
 impl MatchIdentity {
+    /// The first field (a dotted path) where `other` differs from this one: the path, this value, the other's.
+    pub fn difference(&self, other: &MatchIdentity) -> Option<(String, String, String)> {
+        let value = |m: &MatchIdentity| serde_json::to_value(m).unwrap_or(Value::Null);
+        first_difference(&value(self), &value(other), "")
+    }
+
     /// The fingerprint: FNV-1a (64 bits) of the identity's JSON text, as 16 hex digits.
     pub fn fingerprint(&self) -> String {
         // Serialising plain data (strings, numbers, finite floats) cannot fail.
         let text = serde_json::to_string(self).unwrap_or_default();
         format!("{:016x}", fnv1a(text.as_bytes()))
+    }
+}
+
+/// The first place (a dotted path) where two JSON values differ, with both values.
+pub fn first_difference(a: &Value, b: &Value, path: &str) -> Option<(String, String, String)> {
+    let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                first_difference(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &join(k))
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (u, v))| first_difference(u, v, &format!("{path}[{i}]")))
+        }
+        _ if a == b => None,
+        _ => Some((path.to_string(), a.to_string(), b.to_string())),
     }
 }
 

@@ -6,6 +6,7 @@ use super::config::{DrawRule, EngineSpec, Limit, ResignRule};
 use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
 use super::record::{GameResult, Termination};
 use crate::core::{Color, GameState, MoveError, Position, Variant, VariantKind};
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 /// How long the referee waits for a move when no clock or move time limits it
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 pub const UNTIMED_PATIENCE: Duration = Duration::from_secs(600);
 
 /// Adjudication settings beyond the rules.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Adjudication {
     /// `--resign`.
     pub resign: Option<ResignRule>,

@@ -9,7 +9,7 @@
 //! shard may come twice. Any subset of the shards merges: with an SPRT the
 //! merged state says whether the shards so far settle the test.
 
-use super::fingerprint::MatchIdentity;
+use super::fingerprint::{MatchIdentity, first_difference};
 use super::pairings;
 use super::record::{GameRecord, parse_records};
 use super::stats::{Sprt, Tally};
@@ -183,26 +183,6 @@ fn read_part(path: &Path) -> Result<Part, MergeError> {
         )));
     }
     Ok(Part { file, identity, shards, results })
-}
-
-/// The first place (a dotted path) where two JSON values differ, with both values.
-fn first_difference(a: &Value, b: &Value, path: &str) -> Option<(String, String, String)> {
-    let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|k| {
-                first_difference(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), &join(k))
-            })
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(i, (u, v))| first_difference(u, v, &format!("{path}[{i}]")))
-        }
-        _ if a == b => None,
-        _ => Some((path.to_string(), a.to_string(), b.to_string())),
-    }
 }
 
 /// The games a tally counts, without overflow.

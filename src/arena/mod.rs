@@ -3,9 +3,13 @@
 //! worker threads, statistics with SPRT, progress and game records.
 //!
 //! Each worker thread owns its engine processes and plays one game at a time;
-//! the calling thread collects results, writes the records (flushed per
-//! game), updates the statistics and the progress bar and stops the match
-//! when the SPRT decides.
+//! the calling thread collects results, updates the statistics and the
+//! progress bar and stops the match when the SPRT decides. When all the
+//! games of a block (one round of one pairing: its game pair) are in, it
+//! writes their records (synced), the state file and the results JSON
+//! ([`state`]): a match interrupted by SIGINT or SIGTERM, or killed, is
+//! resumed from there ([`resume_match`]), replaying only the blocks that
+//! were in progress.
 //!
 //! `--shard K/N` plays one slice of the schedule: the schedule is cut into
 //! blocks, one per round and pairing (all the games of a pairing on one
@@ -22,6 +26,7 @@ pub(crate) mod openings;
 pub(crate) mod process;
 pub mod record;
 pub mod shard;
+pub mod state;
 pub mod stats;
 pub mod summary;
 
@@ -33,15 +38,18 @@ use game::{Adjudication, Played, play_game};
 use indicatif::{ProgressBar, ProgressStyle};
 use openings::{OpeningBook, OpeningError};
 use process::{EngineProcess, ProcessError};
-use record::{GameRecord, today};
+use record::{GameRecord, GameResult, Termination, today};
+use serde::{Deserialize, Serialize};
+use state::{MatchState, Program, Progress as Kept, StateError, deserialize_variant, serialize_variant};
 use stats::{Sprt, SprtDecision, Tally};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{Seek, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Sender, channel};
+use std::sync::mpsc::{RecvTimeoutError, SyncSender, sync_channel};
 use std::thread;
+use std::time::Duration;
 use summary::{MatchSummary, PairingSummary, SprtSummary, Standing, fmt_elo, fmt_err};
 use thiserror::Error;
 
@@ -73,16 +81,41 @@ pub enum ArenaError {
     /// An output file that cannot be written.
     #[error("cannot write '{0}': {1}")]
     Io(String, std::io::Error),
+    /// A state file that cannot be read, trusted or written, or a resume it refuses.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// SIGINT or SIGTERM stopped the match; the finished game pairs are kept.
+    #[error("{}", interrupted(*games, *scheduled, state.as_deref()))]
+    Interrupted {
+        /// Games kept: those of the finished blocks.
+        games: u64,
+        /// Games of the schedule.
+        scheduled: u64,
+        /// The state file to resume from, if one is kept.
+        state: Option<PathBuf>,
+    },
+}
+
+/// The message of an interrupted match: what is kept and how to go on.
+fn interrupted(games: u64, scheduled: u64, state: Option<&Path>) -> String {
+    let kept = format!(
+        "interrupted: {games} of {scheduled} games kept (those of finished game pairs; games in progress are dropped)"
+    );
+    match state {
+        Some(p) => format!("{kept}; resume with: cubist match --resume {}", p.display()),
+        None => format!("{kept}; no state was kept (--state FILE, --results-json or --pgnout keep one)"),
+    }
 }
 
 /// Everything `cubist match` was asked to do.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MatchConfig {
     /// The engines (at least two).
     pub engines: Vec<EngineSpec>,
     /// The first engine plays everyone else, the others do not meet.
     pub gauntlet: bool,
     /// The variant (setup layers vary with constellations).
+    #[serde(serialize_with = "serialize_variant", deserialize_with = "deserialize_variant")]
     pub variant: Variant,
     /// An opening file.
     pub openings: Option<OpeningsSpec>,
@@ -110,6 +143,9 @@ pub struct MatchConfig {
     pub results_json: Option<PathBuf>,
     /// Conversation log: every line between the runner and each engine, timestamped.
     pub log: Option<PathBuf>,
+    /// The state file (`None`: beside the results JSON, else beside the records, else none).
+    #[serde(default)]
+    pub state: Option<PathBuf>,
     /// The slice of the schedule to play (`1/1`: all of it). A shard plays
     /// all its games: its SPRT is reported but never stops it.
     pub shard: Shard,
@@ -151,6 +187,7 @@ impl Default for MatchConfig {
             pgnout: None,
             results_json: None,
             log: None,
+            state: None,
             shard: Shard::whole(),
             event: "Cubist match".into(),
             site: "?".into(),
@@ -262,64 +299,97 @@ fn unique_names(engines: &mut [EngineSpec]) {
 
 /// A finished game as a worker hands it to the collector.
 struct Finished {
+    /// Its index in this shard's schedule.
+    index: u64,
     job: Job,
     variant: Variant,
     start_fen: String,
     played: Played,
 }
 
-/// The output files, each opened (created) before the first game so that a
-/// path that cannot be written stops the match before any game is played.
+/// The output files. The records file and the log are opened (created, or
+/// reopened to append on a resume) before the first game; the results JSON
+/// is written whole each time ([`state::write_atomically`]).
 struct Outputs {
-    pgn: Option<(PathBuf, BufWriter<File>)>,
-    json: Option<(PathBuf, File)>,
+    pgn: Option<(PathBuf, File)>,
+    json: Option<PathBuf>,
+    /// The length of the records file.
+    records_bytes: u64,
 }
 
 impl Outputs {
-    fn open(cfg: &MatchConfig) -> Result<Outputs, ArenaError> {
+    /// Creates the records file and the log of a fresh match.
+    fn create(cfg: &MatchConfig) -> Result<Outputs, ArenaError> {
         let create = |p: &PathBuf| File::create(p).map_err(|e| ArenaError::Io(p.display().to_string(), e));
         if let Some(p) = &cfg.log {
             process::log_to(create(p)?);
         }
         let pgn = match &cfg.pgnout {
-            Some(p) => Some((p.clone(), BufWriter::new(create(p)?))),
-            None => None,
-        };
-        let json = match &cfg.results_json {
             Some(p) => Some((p.clone(), create(p)?)),
             None => None,
         };
-        Ok(Outputs { pgn, json })
+        Ok(Outputs { pgn, json: cfg.results_json.clone(), records_bytes: 0 })
     }
 
-    /// Appends a record (flushed).
-    fn record(&mut self, record: &GameRecord) -> Result<(), ArenaError> {
-        match &mut self.pgn {
-            Some((p, out)) => record.write(out).map_err(|e| ArenaError::Io(p.display().to_string(), e)),
-            None => Ok(()),
+    /// Reopens the records file of a resumed match, cut back to the
+    /// `records_bytes` its state holds (dropping records a kill left behind
+    /// the last saved state), and the log to append to.
+    fn reopen(cfg: &MatchConfig, records_bytes: u64) -> Result<Outputs, ArenaError> {
+        let io = |p: &PathBuf, e| ArenaError::Io(p.display().to_string(), e);
+        if let Some(p) = &cfg.log {
+            process::log_to(std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| io(p, e))?);
         }
+        let pgn = match &cfg.pgnout {
+            Some(p) => {
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .truncate(false)
+                    .open(p)
+                    .map_err(|e| io(p, e))?;
+                let len = f.metadata().map_err(|e| io(p, e))?.len();
+                if len < records_bytes {
+                    return Err(StateError::Changed(format!(
+                        "the records file '{}' holds {len} bytes, fewer than the {records_bytes} of the games kept: was it changed?",
+                        p.display()
+                    ))
+                    .into());
+                }
+                f.set_len(records_bytes).and_then(|_| f.seek(std::io::SeekFrom::End(0))).map_err(|e| io(p, e))?;
+                Some((p.clone(), f))
+            }
+            None => None,
+        };
+        Ok(Outputs { pgn, json: cfg.results_json.clone(), records_bytes })
     }
 
-    /// Removes the (still empty) summary file of a match that ends before its first game.
-    fn discard_summary(&mut self) {
-        if let Some((p, _)) = self.json.take() {
-            let _ = std::fs::remove_file(p);
+    /// Appends records and syncs them to the disk.
+    fn records<'a>(&mut self, records: impl IntoIterator<Item = &'a GameRecord>) -> Result<(), ArenaError> {
+        let Some((p, out)) = &mut self.pgn else { return Ok(()) };
+        let mut bytes = Vec::new();
+        for record in records {
+            record.write(&mut bytes).map_err(|e| ArenaError::Io(p.display().to_string(), e))?;
         }
+        out.write_all(&bytes).and_then(|_| out.sync_data()).map_err(|e| ArenaError::Io(p.display().to_string(), e))?;
+        self.records_bytes += bytes.len() as u64;
+        Ok(())
     }
 
-    /// Writes the summary JSON.
-    fn summary(&mut self, summary: &MatchSummary) -> Result<(), ArenaError> {
-        let Some((p, f)) = &mut self.json else { return Ok(()) };
+    /// Writes the summary JSON whole.
+    fn summary(&self, summary: &MatchSummary) -> Result<(), ArenaError> {
+        let Some(p) = &self.json else { return Ok(()) };
         let io = |e: std::io::Error| ArenaError::Io(p.display().to_string(), e);
         let text = serde_json::to_string_pretty(summary).map_err(|e| io(e.into()))?;
-        writeln!(f, "{text}").map_err(io)
+        state::write_atomically(p, format!("{text}\n").as_bytes()).map_err(io)
     }
 }
 
 /// The results so far: per pairing tallies (with game pairs), per engine points, terminations.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Results {
     tallies: Vec<Tally>,
     /// First games of pairs waiting for their second: (pairing, round, pair) → points.
+    #[serde(skip)]
     pending: HashMap<(usize, u32, u32), f64>,
     points: Vec<(u32, f64)>,
     terminations: BTreeMap<String, u32>,
@@ -338,9 +408,9 @@ impl Results {
     }
 
     /// Counts a game; `first` is the pairing's first engine.
-    fn add(&mut self, job: Job, first: usize, played: &Played, repeat: bool) {
+    fn add(&mut self, job: Job, first: usize, result: GameResult, termination: Termination, repeat: bool) {
         self.finished += 1;
-        let white_points = played.result.white_points();
+        let white_points = result.white_points();
         let first_points = if job.white == first { white_points } else { 1.0 - white_points };
         let tally = &mut self.tallies[job.pairing];
         tally.add_game(first_points);
@@ -356,13 +426,31 @@ impl Results {
         self.points[job.white].1 += white_points;
         self.points[job.black].0 += 1;
         self.points[job.black].1 += 1.0 - white_points;
-        *self.terminations.entry(played.termination.to_string()).or_default() += 1;
+        *self.terminations.entry(termination.to_string()).or_default() += 1;
     }
 
     /// Game pairs of pairing 0 so far (games halved where games are not paired).
     fn pairs(&self, repeat: bool) -> u32 {
         let t = &self.tallies[0];
         if repeat { t.penta.iter().sum() } else { t.games() / 2 }
+    }
+
+    /// Checks counts read from a state file against the match's shape; the reason when they do not fit.
+    fn check(&self, engines: usize, pairings: usize, games: u64) -> Result<(), String> {
+        if self.tallies.len() != pairings || self.points.len() != engines {
+            return Err(format!(
+                "its counts are for {} pairings and {} engines",
+                self.tallies.len(),
+                self.points.len()
+            ));
+        }
+        let counted: u64 =
+            self.tallies.iter().map(|t| u64::from(t.wins) + u64::from(t.draws) + u64::from(t.losses)).sum();
+        let ends: u64 = self.terminations.values().map(|&n| u64::from(n)).sum();
+        if counted != games || self.finished != games || ends != games {
+            return Err(format!("its counts ({counted} games, {ends} ends) are not of its {games} games"));
+        }
+        Ok(())
     }
 }
 
@@ -432,22 +520,29 @@ fn validate(cfg: &MatchConfig) -> Result<(), ArenaError> {
     Ok(())
 }
 
-/// A worker: takes the next game of the schedule, plays it with its own
-/// engine processes (kept between games, restarted after a fault) and hands
-/// the result over, until the schedule ends or the match is stopped.
+/// A worker: takes the next game of the schedule (skipping the blocks a
+/// resumed match has finished), plays it with its own engine processes (kept
+/// between games, restarted after a fault) and hands the result over, until
+/// the schedule ends or the match is stopped.
 fn worker(
     schedule: &Schedule,
     book: &OpeningBook,
     cfg: &MatchConfig,
+    done: &BTreeSet<u64>,
     next: &AtomicU64,
     stop: &AtomicBool,
-    tx: Sender<Finished>,
+    tx: SyncSender<Finished>,
 ) {
     let (specs, rules, wait) = (&cfg.engines, cfg.adjudication, cfg.wait);
+    let per_block = u64::from(schedule.games_per_round);
     let mut slots: Vec<Option<EngineProcess>> = specs.iter().map(|_| None).collect();
     let mut first = true;
     while !stop.load(Ordering::Relaxed) {
-        let Some(job) = schedule.job(next.fetch_add(1, Ordering::Relaxed)) else { break };
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = schedule.job(index) else { break };
+        if done.contains(&(index / per_block)) {
+            continue;
+        }
         if !first && !wait.is_zero() {
             thread::sleep(wait);
         }
@@ -471,7 +566,7 @@ fn worker(
         let [w, b] = pair;
         slots[job.white] = w;
         slots[job.black] = b;
-        let finished = Finished { job, variant: opening.variant, start_fen: start.fen(), played };
+        let finished = Finished { index, job, variant: opening.variant, start_fen: start.fen(), played };
         if tx.send(finished).is_err() {
             break;
         }
@@ -481,19 +576,201 @@ fn worker(
     }
 }
 
+/// The state a match keeps: where (if anywhere) and what.
+struct Keeping {
+    path: Option<PathBuf>,
+    state: MatchState<MatchConfig, Results>,
+}
+
+/// The settings with every path made absolute, so that a resume from another folder finds the same files.
+fn with_absolute_paths(cfg: &MatchConfig) -> MatchConfig {
+    let abs = |p: &mut PathBuf| {
+        if let Ok(a) = std::path::absolute(&*p) {
+            *p = a;
+        }
+    };
+    let mut cfg = cfg.clone();
+    for p in [&mut cfg.pgnout, &mut cfg.results_json, &mut cfg.log, &mut cfg.state].into_iter().flatten() {
+        abs(p);
+    }
+    if let Some(o) = &mut cfg.openings {
+        abs(&mut o.file);
+    }
+    for e in &mut cfg.engines {
+        for p in [&mut e.stderr, &mut e.dir].into_iter().flatten() {
+            abs(p);
+        }
+        // A program with a `/` is found from the runner's folder (`dir=` or not); one without, on the PATH.
+        if e.cmd.contains('/')
+            && let Ok(a) = std::path::absolute(&e.cmd)
+        {
+            e.cmd = a.display().to_string();
+        }
+    }
+    cfg
+}
+
 /// Plays the match and returns its summary (also printed as a table).
-pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
+pub fn run_match(cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
+    run_match_until(cfg, &AtomicBool::new(false))
+}
+
+/// Plays the match, keeping its state file, until it ends or `interrupt` is
+/// set (by SIGINT or SIGTERM): then the engines are stopped, games in
+/// progress dropped, and the error [`ArenaError::Interrupted`] says how to resume.
+pub fn run_match_until(mut cfg: MatchConfig, interrupt: &AtomicBool) -> Result<MatchSummary, ArenaError> {
     validate(&cfg)?;
     unique_names(&mut cfg.engines);
+    let path = cfg.state.clone().or_else(|| state::default_path(cfg.results_json.as_deref(), cfg.pgnout.as_deref()));
+    if let Some(p) = &path {
+        state::check_fresh(p)?;
+    }
     let book = OpeningBook::new(cfg.variant, cfg.openings.as_ref(), cfg.constellations, cfg.random_plies, cfg.seed)?;
-    let mut outputs = Outputs::open(&cfg)?;
+    let schedule = Schedule::new(&cfg);
+    let identity = identity_of(&cfg, &schedule, &book);
+    let state = MatchState {
+        format: state::FORMAT.to_string(),
+        fingerprint: identity.fingerprint(),
+        identity,
+        programs: cfg.engines.iter().map(|e| Program::of(&e.cmd)).collect(),
+        config: with_absolute_paths(&cfg),
+        progress: Kept::new(Results::new(cfg.engines.len(), schedule.pairings.len()), cfg.engines.len()),
+    };
+    let outputs = Outputs::create(&cfg)?;
+    play(cfg, book, schedule, outputs, Keeping { path, state }, interrupt)
+}
+
+/// A match command line given with `--resume`: it must describe the state's match.
+#[derive(Clone, Debug)]
+pub struct Expected {
+    /// The settings it gives.
+    pub config: MatchConfig,
+    /// Whether it gives `--seed` (else the state's seed is taken).
+    pub seed_given: bool,
+}
+
+/// Goes on with the match whose state is in `path`: the same schedule,
+/// openings and colours, the records appended. Refused (the state left as
+/// it is) when the state does not hold together, when an engine's program
+/// has changed since, or when `expected` describes another match.
+pub fn resume_match(
+    path: &Path,
+    expected: Option<Expected>,
+    interrupt: &AtomicBool,
+) -> Result<MatchSummary, ArenaError> {
+    let state: MatchState<MatchConfig, Results> = MatchState::load(path)?;
+    let file = path.display().to_string();
+    let bad = |why: String| ArenaError::State(StateError::Inconsistent(file.clone(), why));
+    let cfg = state.config.clone();
+    validate(&cfg).map_err(|e| bad(e.to_string()))?;
+    if let Some(s) = cfg.sprt {
+        Sprt::new(s.elo0, s.elo1, s.alpha, s.beta, s.model).map_err(|e| bad(format!("config.sprt: {e}")))?;
+    }
+    let book = OpeningBook::new(cfg.variant, cfg.openings.as_ref(), cfg.constellations, cfg.random_plies, cfg.seed)?;
+    let schedule = Schedule::new(&cfg);
+    let identity = identity_of(&cfg, &schedule, &book);
+    if let Some((field, settings, described)) = state.identity.difference(&identity) {
+        return Err(bad(format!(
+            "its settings give match.{field} = {described}, its match says {settings}: was it edited?"
+        )));
+    }
+    let p = &state.progress;
+    let per_block = u64::from(schedule.games_per_round);
+    let blocks = schedule.len() / per_block.max(1);
+    let engines = cfg.engines.len();
+    if p.blocks_below > blocks || p.blocks_above.iter().any(|&b| b <= p.blocks_below || b >= blocks) {
+        return Err(bad(format!("its finished blocks lie outside the {blocks} of its schedule")));
+    }
+    if p.error_lines.len() != engines || state.programs.len() != engines {
+        return Err(bad(format!("it does not describe its {engines} engines")));
+    }
+    if !p.finished && p.games != p.blocks_done() * per_block {
+        return Err(bad(format!("{} games in {} finished blocks of {per_block} games", p.games, p.blocks_done())));
+    }
+    p.results.check(engines, schedule.pairings.len(), p.games).map_err(bad)?;
+    if let Some(expected) = expected {
+        check_expected(&state, expected)?;
+    }
+    for ((e, then), i) in cfg.engines.iter().zip(&state.programs).zip(1..) {
+        let now = Program::of(&e.cmd);
+        if now != *then {
+            let shown = |p: &Program| {
+                format!(
+                    "{} ({} bytes, digest {})",
+                    p.path.as_ref().map_or("not found".into(), |p| p.display().to_string()),
+                    p.bytes,
+                    p.digest
+                )
+            };
+            return Err(StateError::Changed(format!(
+                "engine {i} '{}': its program is now {}, but the match started with {}",
+                e.name,
+                shown(&now),
+                shown(then)
+            ))
+            .into());
+        }
+    }
+    if p.finished {
+        let errors = p.error_lines.clone();
+        let summary = summarise(&cfg, &schedule, &p.results, p.stopped_early, identity, &errors);
+        Outputs { pgn: None, json: cfg.results_json.clone(), records_bytes: 0 }.summary(&summary)?;
+        Progress::new(0).say(format!("the match of '{file}' is complete: nothing is left to play"));
+        return Ok(summary);
+    }
+    let outputs = Outputs::reopen(&cfg, p.records_bytes)?;
+    play(cfg, book, schedule, outputs, Keeping { path: Some(path.to_path_buf()), state }, interrupt)
+}
+
+/// Refuses a `--resume` whose command line describes another match than the state's, or other output files.
+fn check_expected(state: &MatchState<MatchConfig, Results>, expected: Expected) -> Result<(), ArenaError> {
+    let mut given = expected.config;
+    validate(&given)?;
+    unique_names(&mut given.engines);
+    if !expected.seed_given {
+        given.seed = state.config.seed;
+    }
+    let book =
+        OpeningBook::new(given.variant, given.openings.as_ref(), given.constellations, given.random_plies, given.seed)?;
+    let identity = identity_of(&given, &Schedule::new(&given), &book);
+    if let Some((field, kept, here)) = state.identity.difference(&identity) {
+        return Err(StateError::Changed(format!(
+            "match.{field} is {here} on this command line but {kept} in the state"
+        ))
+        .into());
+    }
+    let given = with_absolute_paths(&given);
+    for (what, here, kept) in [
+        ("--pgnout", &given.pgnout, &state.config.pgnout),
+        ("--results-json", &given.results_json, &state.config.results_json),
+    ] {
+        if here.is_some() && here != kept {
+            let show = |p: &Option<PathBuf>| p.as_ref().map_or("none".into(), |p| format!("'{}'", p.display()));
+            return Err(
+                StateError::Changed(format!("{what} is {} here but {} in the state", show(here), show(kept))).into()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A game waiting for the rest of its block: its place and its record.
+type Waiting = (Job, GameRecord);
+
+/// Plays what is left of the schedule, keeping the state after every finished block.
+fn play(
+    cfg: MatchConfig,
+    book: OpeningBook,
+    schedule: Schedule,
+    mut outputs: Outputs,
+    mut keeping: Keeping,
+    interrupt: &AtomicBool,
+) -> Result<MatchSummary, ArenaError> {
     // Every engine must start, answer `uci` and take its options before games are scheduled.
     for spec in &cfg.engines {
         match EngineProcess::start(spec) {
             Ok(engine) => engine.quit(),
             Err(source) => {
-                // No game was played: the summary file created above would stay empty.
-                outputs.discard_summary();
                 let name = spec.name.clone();
                 return Err(match source {
                     ProcessError::Option(why) => ArenaError::EngineOption { name, why },
@@ -504,8 +781,31 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
     }
     // Error reports before the match (other matches in this process) are not this match's.
     let errors_before: Vec<u64> = cfg.engines.iter().map(|e| process::error_lines(&e.name)).collect();
-    let schedule = Schedule::new(&cfg);
+    let errors_kept = keeping.state.progress.error_lines.clone();
+    let errors_now = || -> Vec<u64> {
+        cfg.engines
+            .iter()
+            .zip(&errors_before)
+            .zip(&errors_kept)
+            .map(|((e, before), kept)| kept + process::error_lines(&e.name) - before)
+            .collect()
+    };
+    let identity = keeping.state.identity.clone();
+    let per_block = u64::from(schedule.games_per_round);
+    // Saves the state and the results JSON of the finished blocks.
+    let checkpoint = |keeping: &mut Keeping, outputs: &Outputs| -> Result<(), ArenaError> {
+        let p = &mut keeping.state.progress;
+        p.records_bytes = outputs.records_bytes;
+        p.error_lines = errors_now();
+        outputs.summary(&summarise(&cfg, &schedule, &p.results, p.stopped_early, identity.clone(), &p.error_lines))?;
+        match &keeping.path {
+            Some(path) => Ok(keeping.state.save(path)?),
+            None => Ok(()),
+        }
+    };
+    checkpoint(&mut keeping, &outputs)?;
     let progress = Progress::new(schedule.len());
+    progress.bar.set_position(keeping.state.progress.games);
     if schedule.len() == 0 {
         // More shards than blocks: this one plays nothing, and its (empty) results still merge.
         progress.say(format!(
@@ -514,22 +814,36 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
             schedule.blocks()
         ));
     }
-    let mut results = Results::new(cfg.engines.len(), schedule.pairings.len());
-    let next = AtomicU64::new(0);
+    let mut results = keeping.state.progress.results.clone();
+    let done = keeping.state.progress.blocks_above.clone();
+    let next = AtomicU64::new(keeping.state.progress.blocks_below * per_block);
     let stop = AtomicBool::new(false);
+    let sharded = cfg.shard.count() > 1;
     let mut stopped_early = false;
+    // A resumed match whose SPRT had decided with its last finished block plays no more.
+    if let Some(sprt) = &cfg.sprt
+        && !sharded
+        && sprt.decision_after(sprt.llr(&results.tallies[0]), results.pairs(cfg.repeat)) != SprtDecision::Continue
+    {
+        stopped_early = true;
+        stop.store(true, Ordering::Relaxed);
+    }
     let mut write_error = None;
+    let mut was_interrupted = false;
+    let mut waiting: HashMap<u64, Vec<Waiting>> = HashMap::new();
     let date = today();
-    let (tx, rx) = channel::<Finished>();
+    // A worker hands its game over only when the collector takes it, so that no worker runs ahead of
+    // the statistics: when the SPRT decides, each worker finishes at most the game it has begun.
+    let (tx, rx) = sync_channel::<Finished>(0);
     let mut started = 0u64;
     thread::scope(|scope| {
-        let workers = (cfg.concurrency as u64).min(schedule.len());
+        let workers = if stop.load(Ordering::Relaxed) { 0 } else { (cfg.concurrency as u64).min(schedule.len()) };
         for i in 0..workers {
             let tx = tx.clone();
-            let (schedule, book, cfg, next, stop) = (&schedule, &book, &cfg, &next, &stop);
+            let (schedule, book, cfg, done, next, stop) = (&schedule, &book, &cfg, &done, &next, &stop);
             let spawned = thread::Builder::new()
                 .name(format!("match-worker-{i}"))
-                .spawn_scoped(scope, move || worker(schedule, book, cfg, next, stop, tx));
+                .spawn_scoped(scope, move || worker(schedule, book, cfg, done, next, stop, tx));
             // A worker the system refuses: the match goes on with the ones it has.
             match spawned {
                 Ok(_) => started += 1,
@@ -540,15 +854,29 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
             }
         }
         drop(tx);
-        for finished in rx {
-            let job = finished.job;
-            let first = schedule.pairings[job.pairing].0;
-            results.add(job, first, &finished.played, cfg.repeat);
-            let record = record_of(&cfg, &date, finished);
-            if let Err(e) = outputs.record(&record) {
-                write_error.get_or_insert(e);
-                stop.store(true, Ordering::Relaxed);
+        loop {
+            if interrupt.load(Ordering::SeqCst) {
+                if !was_interrupted {
+                    was_interrupted = true;
+                    stop.store(true, Ordering::Relaxed);
+                    progress.say("interrupted: stopping the engines; games in progress are dropped".into());
+                }
+                // Again while workers remain: an engine started meanwhile is stopped too.
+                process::kill_all();
             }
+            let finished = match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(f) => f,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
+            if was_interrupted {
+                // Cut off by the interrupt (or finishing with it): its block is replayed on resume.
+                continue;
+            }
+            let (job, index) = (finished.job, finished.index);
+            let first = schedule.pairings[job.pairing].0;
+            results.add(job, first, finished.played.result, finished.played.termination, cfg.repeat);
+            let record = record_of(&cfg, &date, finished);
             progress.say(format!(
                 "Finished game {} ({} vs {}): {} {{{}}}",
                 results.finished,
@@ -557,6 +885,18 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
                 record.result.as_str(),
                 record.termination
             ));
+            let block = index / per_block;
+            let games = waiting.entry(block).or_default();
+            games.push((job, record));
+            if games.len() as u64 == per_block && write_error.is_none() {
+                let games = waiting.remove(&block).unwrap_or_default();
+                let kept = keep(&mut keeping, &mut outputs, &schedule, cfg.repeat, block, games)
+                    .and_then(|_| checkpoint(&mut keeping, &outputs));
+                if let Err(e) = kept {
+                    write_error = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
             let (a, b) = schedule.pairings[0];
             let t = &results.tallies[0];
             let mut msg = format!(
@@ -574,7 +914,6 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
                 msg += &format!("  LLR {llr:.2} [{lo:.2}, {hi:.2}]");
                 let decision = sprt.decision_after(llr, results.pairs(cfg.repeat));
                 // A shard plays all its games: the test decides on the merged shards.
-                let sharded = cfg.shard.count() > 1;
                 if decision != SprtDecision::Continue && !stopped_early && !sharded {
                     stopped_early = true;
                     stop.store(true, Ordering::Relaxed);
@@ -589,18 +928,54 @@ pub fn run_match(mut cfg: MatchConfig) -> Result<MatchSummary, ArenaError> {
         }
     });
     progress.bar.finish_and_clear();
-    if started == 0 && schedule.len() > 0 {
+    if started == 0 && schedule.len() > 0 && !stop.load(Ordering::Relaxed) {
         return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
     }
     if let Some(e) = write_error {
         return Err(e);
     }
-    let identity = identity_of(&cfg, &schedule, &book);
-    let errors: Vec<u64> =
-        cfg.engines.iter().zip(&errors_before).map(|(e, before)| process::error_lines(&e.name) - before).collect();
-    let summary = summarise(&cfg, &schedule, &results, stopped_early, identity, &errors);
-    outputs.summary(&summary)?;
-    Ok(summary)
+    if was_interrupted {
+        checkpoint(&mut keeping, &outputs)?;
+        return Err(ArenaError::Interrupted {
+            games: keeping.state.progress.games,
+            scheduled: schedule.len(),
+            state: keeping.path,
+        });
+    }
+    // The match has ended; blocks the SPRT cut short are kept as they are, in schedule order.
+    let mut rest: Vec<(u64, Vec<Waiting>)> = waiting.into_iter().collect();
+    rest.sort_by_key(|(block, _)| *block);
+    for (block, games) in rest {
+        keep(&mut keeping, &mut outputs, &schedule, cfg.repeat, block, games)?;
+    }
+    let p = &mut keeping.state.progress;
+    p.finished = true;
+    p.stopped_early = stopped_early;
+    checkpoint(&mut keeping, &outputs)?;
+    let p = &keeping.state.progress;
+    Ok(summarise(&cfg, &schedule, &p.results, p.stopped_early, identity, &p.error_lines))
+}
+
+/// Keeps the games of a block: counted, their records written in the order of the schedule, the block marked finished.
+fn keep(
+    keeping: &mut Keeping,
+    outputs: &mut Outputs,
+    schedule: &Schedule,
+    repeat: bool,
+    block: u64,
+    mut games: Vec<Waiting>,
+) -> Result<(), ArenaError> {
+    games.sort_by_key(|(job, _)| job.game);
+    outputs.records(games.iter().map(|(_, r)| r))?;
+    let p = &mut keeping.state.progress;
+    for (job, r) in &games {
+        p.results.add(*job, schedule.pairings[job.pairing].0, r.result, r.termination, repeat);
+    }
+    p.games += games.len() as u64;
+    if games.len() as u64 == u64::from(schedule.games_per_round) {
+        p.mark_done(block);
+    }
+    Ok(())
 }
 
 /// The score and rating lines due after `finished` games, in the chosen format, for the first pairing.

@@ -4,14 +4,20 @@
 //! A reader thread per engine timestamps every line the engine writes and
 //! feeds it to a channel, so that every wait has a deadline and a crash
 //! (end of output) is noticed at once.
+//!
+//! Each engine runs in a process group of its own, so that a Ctrl-C at the
+//! terminal reaches only the runner, which stops the engines itself
+//! ([`kill_all`]): an interrupted game is then never mistaken for an engine
+//! crash. An engine whose runner dies sees the end of its input and quits.
 
 use super::config::EngineSpec;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use thiserror::Error;
@@ -23,6 +29,31 @@ static LOG: OnceLock<Mutex<File>> = OnceLock::new();
 /// first call wins; `--log` is one file per match run).
 pub fn log_to(file: File) {
     let _ = LOG.set(Mutex::new(file));
+}
+
+/// Every engine process this program started, for [`kill_all`] (dead entries are pruned as new ones come).
+static RUNNING: Mutex<Vec<Weak<Mutex<Child>>>> = Mutex::new(Vec::new());
+
+/// Kills every engine process still running (an interrupted match stops its
+/// games this way); their games end as crashes, which the caller drops.
+pub fn kill_all() {
+    let running: Vec<Arc<Mutex<Child>>> =
+        RUNNING.lock().map(|list| list.iter().filter_map(Weak::upgrade).collect()).unwrap_or_default();
+    for child in running {
+        if let Ok(mut child) = child.lock()
+            && let Ok(None) = child.try_wait()
+        {
+            let _ = child.kill();
+        }
+    }
+}
+
+/// Keeps a new engine process where [`kill_all`] finds it.
+fn register(child: &Arc<Mutex<Child>>) {
+    if let Ok(mut list) = RUNNING.lock() {
+        list.retain(|w| w.strong_count() > 0);
+        list.push(Arc::downgrade(child));
+    }
 }
 
 /// Lines `info string error…` each engine (by name) has written, counted by the reader threads.
@@ -204,7 +235,8 @@ pub struct SearchReply {
 /// A running engine.
 pub struct EngineProcess {
     name: String,
-    child: Child,
+    /// Shared with the registry of [`kill_all`]; reaped only by `Drop`.
+    child: Arc<Mutex<Child>>,
     stdin: ChildStdin,
     lines: Receiver<Line>,
     ready_timeout: Duration,
@@ -240,6 +272,7 @@ impl EngineProcess {
         };
         let mut child = command
             .args(&spec.args)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -277,6 +310,8 @@ impl EngineProcess {
             let _ = child.wait();
             return Err(ProcessError::Spawn { cmd: spec.cmd.clone(), why: format!("no thread to read it: {e}") });
         }
+        let child = Arc::new(Mutex::new(child));
+        register(&child);
         let mut engine =
             EngineProcess { name: spec.name.clone(), child, stdin, lines: rx, ready_timeout: spec.ready_timeout };
         engine.send("uci")?;
@@ -367,7 +402,7 @@ impl EngineProcess {
         let _ = self.send("quit");
         let until = Instant::now() + Duration::from_millis(500);
         while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if self.child.lock().is_ok_and(|mut c| matches!(c.try_wait(), Ok(Some(_)))) {
                 return;
             }
             thread::sleep(Duration::from_millis(10));
@@ -378,10 +413,12 @@ impl EngineProcess {
 
 impl Drop for EngineProcess {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+        if let Ok(mut child) = self.child.lock() {
+            if let Ok(None) = child.try_wait() {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
         }
-        let _ = self.child.wait();
     }
 }
 

@@ -40,8 +40,9 @@ pub enum ShardError {
     },
 }
 
-/// Shard `index` of `count` (`index` from 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Shard `index` of `count` (`index` from 1); in JSON its text `K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub struct Shard {
     index: u32,
     count: u32,
@@ -110,6 +111,20 @@ impl FromStr for Shard {
         };
         let (k, n) = (number(k)?, number(n)?);
         Shard::new(k, n).map_err(|_| ShardError::OutOfRange(text.trim().to_string(), n.max(1)))
+    }
+}
+
+impl From<Shard> for String {
+    fn from(shard: Shard) -> String {
+        shard.to_string()
+    }
+}
+
+impl TryFrom<String> for Shard {
+    type Error = ShardError;
+
+    fn try_from(text: String) -> Result<Shard, ShardError> {
+        text.parse()
     }
 }
 
