@@ -159,9 +159,12 @@ pub struct TuneCli {
     /// Threads for the gradient (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// Write the fitted weights as Rust source for the build to include (src/eval/weights_GAME.rs).
+    /// Write the fitted weights as Rust source for the build to include (src/eval/weights_GAME.rs), atomically; a checkpoint (OUT.ckpt) is saved every 100 epochs.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Carry on from this checkpoint (OUT.ckpt of an interrupted run with the same data and settings).
+    #[arg(long)]
+    pub resume: Option<std::path::PathBuf>,
 }
 
 /// `cubist datagen`: self-play at a fixed node count per move.

@@ -410,6 +410,7 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
 
 fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     use cubist::eval::weights::{at, weights};
+    use cubist::learn::train::write_atomically;
     use cubist::learn::tune::{self, Params, TuneConfig};
     let valid_args = (0.0..=1.0).contains(&args.lambda)
         && args.lr > 0.0
@@ -464,8 +465,36 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
         entries.len(),
         valid.len()
     ));
-    let fitted =
-        tune::fit(&entries, k, &start, &free, cfg, |epoch, p| emit(&format!("epoch {epoch:>6}  {}\n", losses(p))));
+    let ckpt = args.out.as_ref().map(|out| {
+        let mut name = out.as_os_str().to_owned();
+        name.push(".ckpt");
+        std::path::PathBuf::from(name)
+    });
+    let state = match &args.resume {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let state = tune::FitState::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            if state.k != k {
+                return Err(format!(
+                    "{}: a checkpoint of K = {} where this data gives {k}: not the same data and settings",
+                    path.display(),
+                    state.k
+                ));
+            }
+            note(&format!("resuming after epoch {} of {}", state.epoch, path.display()));
+            state
+        }
+        None => tune::FitState::new(&start, k),
+    };
+    let mut saving = Ok(());
+    let fitted = tune::fit_from(&entries, &start, &free, cfg, state, |s| {
+        emit(&format!("epoch {:>6}  {}\n", s.epoch, losses(&s.params)));
+        if let (Some(path), Ok(())) = (&ckpt, &saving) {
+            saving = write_atomically(path, &s.to_bytes()).map_err(|e| format!("{}: {e}", path.display()));
+        }
+    })
+    .params;
+    saving?;
     let after = losses(&fitted);
     let (hand, tuned) = (start.to_weights(), fitted.to_weights());
     emit("material (placement tables averaged into it)\nkind    hand mg  hand eg   tuned mg tuned eg\n");
@@ -492,7 +521,7 @@ fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
             args.variant,
             tuned.to_source(name)
         );
-        std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+        write_atomically(out, text.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
         note(&format!("wrote {}", out.display()));
     }
     Ok(())

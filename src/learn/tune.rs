@@ -233,11 +233,27 @@ pub fn fit(
     cfg: TuneConfig,
     mut report: impl FnMut(usize, &Params),
 ) -> Params {
+    fit_from(entries, start, free, cfg, FitState::new(start, k), |s| report(s.epoch, &s.params)).params
+}
+
+/// [`fit`] carried on from `state` (a new one or a checkpoint's) up to
+/// `cfg.epochs`; `report` sees the state every 100 epochs and at the end
+/// (to print it, or to save it as a checkpoint). The same data and settings
+/// give the same parameters, interrupted or not (to the last bits, which
+/// the parallel gradient's summing order moves in any run).
+pub fn fit_from(
+    entries: &[Entry],
+    start: &Params,
+    free: &[bool],
+    cfg: TuneConfig,
+    mut state: FitState,
+    mut report: impl FnMut(&FitState),
+) -> FitState {
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12);
-    let mut p = start.clone();
-    let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
-    for epoch in 1..=cfg.epochs {
-        let g = gradient(entries, k, cfg.lambda, &p);
+    let k = state.k;
+    for epoch in state.epoch + 1..=cfg.epochs {
+        let g = gradient(entries, k, cfg.lambda, &state.params);
+        let FitState { params: p, m, v, .. } = &mut state;
         for i in 0..PARAMS {
             let gi = g[i] + 2.0 * cfg.l2 * (p.0[i] - start.0[i]);
             if !free[i] || (gi == 0.0 && m[i] == 0.0) {
@@ -250,11 +266,82 @@ pub fn fit(
             let vh = v[i] / (1.0 - b2.powi(epoch as i32));
             p.0[i] -= cfg.learning_rate * mh / (vh.sqrt() + eps);
         }
+        state.epoch = epoch;
         if epoch % 100 == 0 || epoch == cfg.epochs {
-            report(epoch, &p);
+            report(&state);
         }
     }
-    p
+    state
+}
+
+/// Where a fit stands: the epochs done, the parameters and Adam's moments
+/// (what a checkpoint holds), and the `K` of its data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitState {
+    /// Epochs done.
+    pub epoch: usize,
+    /// The logistic scale the fit uses.
+    pub k: f64,
+    /// The parameters after `epoch` epochs.
+    pub params: Params,
+    /// Adam's first moments.
+    m: Vec<f64>,
+    /// Adam's second moments.
+    v: Vec<f64>,
+}
+
+/// The first eight bytes of a `cubist tune` checkpoint.
+const CHECKPOINT_MAGIC: [u8; 8] = *b"CUBTUNE1";
+
+impl FitState {
+    /// A fit that has not started, from `start` under `k`.
+    pub fn new(start: &Params, k: f64) -> FitState {
+        FitState { epoch: 0, k, params: start.clone(), m: vec![0.0; PARAMS], v: vec![0.0; PARAMS] }
+    }
+
+    /// The checkpoint's bytes: magic, u64 epoch, f64 K, u32 parameter
+    /// count, the parameters and both moments as f64, a u64 FNV-1a checksum
+    /// of all that (little-endian).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = CHECKPOINT_MAGIC.to_vec();
+        out.extend_from_slice(&(self.epoch as u64).to_le_bytes());
+        out.extend_from_slice(&self.k.to_le_bytes());
+        out.extend_from_slice(&(PARAMS as u32).to_le_bytes());
+        for x in self.params.0.iter().chain(&self.m).chain(&self.v) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        let sum = crate::eval::nnue::fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Reads a checkpoint, checking magic, size, parameter count and checksum.
+    pub fn from_bytes(bytes: &[u8]) -> Result<FitState, String> {
+        const HEAD: usize = 8 + 8 + 8 + 4;
+        let expected = HEAD + 3 * PARAMS * 8 + 8;
+        if bytes.len() < HEAD || bytes[..8] != CHECKPOINT_MAGIC {
+            return Err("not a cubist tune checkpoint (no CUBTUNE1 magic)".into());
+        }
+        let count = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]) as usize;
+        if count != PARAMS || bytes.len() != expected {
+            return Err(format!(
+                "a checkpoint of {count} parameters and {} bytes, where this build has {PARAMS} and {expected}",
+                bytes.len()
+            ));
+        }
+        let word = |i: usize| -> [u8; 8] { bytes[i..i + 8].try_into().unwrap_or_default() };
+        if crate::eval::nnue::fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(word(expected - 8)) {
+            return Err("the checkpoint's checksum does not match (damaged)".into());
+        }
+        let floats: Vec<f64> = (0..3 * PARAMS).map(|j| f64::from_le_bytes(word(HEAD + 8 * j))).collect();
+        Ok(FitState {
+            epoch: u64::from_le_bytes(word(8)) as usize,
+            k: f64::from_le_bytes(word(16)),
+            params: Params(floats[..PARAMS].to_vec()),
+            m: floats[PARAMS..2 * PARAMS].to_vec(),
+            v: floats[2 * PARAMS..].to_vec(),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -306,6 +393,39 @@ mod tests {
         }
         // Parameters no entry uses do not move.
         assert_eq!(fitted.0[5], 0.0);
+    }
+
+    #[test]
+    fn a_fit_resumed_from_its_checkpoint_ends_where_an_uninterrupted_one_does() {
+        let used = [2, 3, 40, TEMPO];
+        let start = Params(vec![0.0; PARAMS]);
+        let mut truth = start.clone();
+        for (&i, v) in used.iter().zip([130.0, -40.0, -25.0, 12.0]) {
+            truth.0[i] = v;
+        }
+        let entries = synthetic(&truth, &used, 1.0);
+        let cfg = TuneConfig { epochs: 500, learning_rate: 2.0, lambda: 1.0, l2: 1e-4 };
+        let free = [true; PARAMS];
+        let whole = fit_from(&entries, &start, &free, cfg, FitState::new(&start, 1.0), |_| {});
+        assert_eq!(whole.epoch, 500);
+        // Stopped after 200 epochs, its checkpoint saved, read back and carried on.
+        let mut saved = Vec::new();
+        let first = TuneConfig { epochs: 200, ..cfg };
+        fit_from(&entries, &start, &free, first, FitState::new(&start, 1.0), |s| saved = s.to_bytes());
+        let state = FitState::from_bytes(&saved).unwrap();
+        assert_eq!(state.epoch, 200);
+        let resumed = fit_from(&entries, &start, &free, cfg, state, |_| {});
+        assert_eq!(resumed.epoch, whole.epoch);
+        // The parallel gradient sums in any order, so the last bits may differ between any two runs.
+        for (a, b) in resumed.params.0.iter().zip(&whole.params.0) {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} against {b}");
+        }
+        // Damaged or foreign files are refused.
+        let mut bad = saved.clone();
+        bad[40] ^= 1;
+        assert!(FitState::from_bytes(&bad).unwrap_err().contains("checksum"));
+        assert!(FitState::from_bytes(&saved[..saved.len() - 1]).is_err());
+        assert!(FitState::from_bytes(b"CUBNNUE1 and more").unwrap_err().contains("magic"));
     }
 
     #[test]
