@@ -20,6 +20,7 @@ pub mod arena;
 pub mod bench;
 pub mod core;
 pub mod eval;
+pub mod files;
 pub mod gui;
 pub mod learn;
 pub mod perft;

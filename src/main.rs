@@ -295,9 +295,8 @@ fn check_out_folder(out: &std::path::Path) -> Result<(), String> {
 }
 
 fn run_train(args: &cli::TrainCli) -> Result<(), String> {
-    use cubist::learn::train::{
-        Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, mean_with_linear_loss, write_atomically,
-    };
+    use cubist::files::write_atomically;
+    use cubist::learn::train::{Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, mean_with_linear_loss};
     let valid_args = (0.0..=1.0).contains(&args.lambda)
         && (0.0..=1.0).contains(&args.teacher)
         && args.lr > 0.0
@@ -410,7 +409,7 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
 
 fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
     use cubist::eval::weights::{at, weights};
-    use cubist::learn::train::write_atomically;
+    use cubist::files::write_atomically;
     use cubist::learn::tune::{self, Params, TuneConfig};
     let valid_args = (0.0..=1.0).contains(&args.lambda)
         && args.lr > 0.0

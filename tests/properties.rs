@@ -36,8 +36,12 @@ fn variant() -> impl Strategy<Value = Variant> {
 
 /// A random game: the start position of `variant` and up to `plies` random legal moves from it.
 fn playout(variant: Variant, seed: u64, plies: usize) -> (Position, Vec<Move>) {
+    playout_from(Position::start(variant), seed, plies)
+}
+
+/// Up to `plies` random legal moves from `pos`, and the position they reach.
+fn playout_from(mut pos: Position, seed: u64, plies: usize) -> (Position, Vec<Move>) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut pos = Position::start(variant);
     let mut moves = Vec::new();
     for _ in 0..plies {
         if pos.game_state().is_over() {
@@ -246,17 +250,7 @@ fn record() -> impl Strategy<Value = GameRecord> {
         .prop_map(|((variant, seed, plies), tags, result, termination, commented, comments, comment)| {
             // Some games start from the position after a few moves, Black to move or not.
             let start = playout(variant, seed ^ 0x5eed, (seed % 4) as usize).0;
-            let mut rng = StdRng::seed_from_u64(seed);
-            let mut pos = start.clone();
-            let mut moves = Vec::new();
-            for _ in 0..plies {
-                if pos.game_state().is_over() {
-                    break;
-                }
-                let Some(&m) = pos.legal_moves().choose(&mut rng) else { break };
-                pos.make(m);
-                moves.push(m.to_string());
-            }
+            let moves: Vec<String> = playout_from(start.clone(), seed, plies).1.iter().map(|m| m.to_string()).collect();
             GameRecord {
                 event: tags[0].clone(),
                 site: tags[1].clone(),

@@ -12,6 +12,7 @@
 use super::config::EngineSpec;
 use super::game::Adjudication;
 use super::stats::Sprt;
+use crate::files::fnv1a;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -126,11 +127,6 @@ pub fn describe_book(fens: &[String]) -> String {
     format!("book of {} positions, digest {:016x}", fens.len(), fnv1a(fens.join("\n").as_bytes()))
 }
 
-/// The 64-bit FNV-1a hash: stable across builds and platforms, unlike `std`'s hasher.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,13 +148,6 @@ mod tests {
             sprt: None,
             shards: 4,
         }
-    }
-
-    #[test]
-    fn fnv1a_reference_values() {
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
     }
 
     #[test]

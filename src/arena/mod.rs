@@ -309,7 +309,7 @@ struct Finished {
 
 /// The output files. The records file and the log are opened (created, or
 /// reopened to append on a resume) before the first game; the results JSON
-/// is written whole each time ([`state::write_atomically`]).
+/// is written whole each time ([`crate::files::write_atomically`]).
 struct Outputs {
     pgn: Option<(PathBuf, File)>,
     json: Option<PathBuf>,
@@ -380,7 +380,7 @@ impl Outputs {
         let Some(p) = &self.json else { return Ok(()) };
         let io = |e: std::io::Error| ArenaError::Io(p.display().to_string(), e);
         let text = serde_json::to_string_pretty(summary).map_err(|e| io(e.into()))?;
-        state::write_atomically(p, format!("{text}\n").as_bytes()).map_err(io)
+        crate::files::write_atomically(p, format!("{text}\n").as_bytes()).map_err(io)
     }
 }
 

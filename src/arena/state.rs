@@ -2,7 +2,7 @@
 //! `--resume FILE`): the match's settings, its fingerprint, a digest of each
 //! engine's program, which blocks of the schedule (one round of one pairing:
 //! its game pair) are finished, their counts and how long the records file
-//! is with them. It is written whole or not at all ([`write_atomically`]:
+//! is with them. It is written whole or not at all ([`crate::files::write_atomically`]:
 //! write, fsync, rename) after every finished block and when the match is
 //! interrupted or ends, so a kill at any moment leaves the state of the last
 //! finished block.
@@ -10,11 +10,11 @@
 //! The file is JSON; the settings and the counts are kept as the match runner
 //! hands them over (`C` and `R`), so that this module depends on nothing above it.
 
-use super::fingerprint::{MatchIdentity, fnv1a};
+use super::fingerprint::MatchIdentity;
 use crate::core::{Variant, VariantKind};
+use crate::files::{fnv1a, write_atomically};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -211,24 +211,6 @@ pub fn check_fresh(path: &Path) -> Result<(), StateError> {
 /// glob of results files such as `shard-*.json` would take in); `None` without either.
 pub fn default_path(results_json: Option<&Path>, records: Option<&Path>) -> Option<PathBuf> {
     results_json.or(records).map(|p| p.with_extension("state"))
-}
-
-/// Writes a file whole or not at all: a temporary file beside it, written and
-/// synced, then renamed over it. A reader never sees it torn. (The folder is
-/// not synced: a rename lost to a power cut leaves the state before it, whose
-/// shorter records length a resume cuts the records back to.)
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let mut tmp_name = name.to_os_string();
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    written.and_then(|_| std::fs::rename(&tmp, path)).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// A variant in a state file: its fields, checked by the rules library when read back.

@@ -29,6 +29,7 @@
 
 use super::evaluator::Evaluator;
 use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
+use crate::files::fnv1a;
 use std::path::Path;
 use std::sync::Arc;
 use thiserror::Error;
@@ -162,11 +163,6 @@ pub struct Network {
     pub out_weights: Vec<i16>,
     /// Output bias (× `QA·QB`).
     pub out_bias: i32,
-}
-
-/// FNV-1a, 64 bits: the checksum of net files (and of the trainer's checkpoints).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 impl Network {

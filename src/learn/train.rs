@@ -21,13 +21,12 @@
 
 use super::data::Sample;
 use crate::core::{Color, Position, VariantKind};
-use crate::eval::nnue::{INPUTS, Network, QA, QB, features, fnv1a};
+use crate::eval::nnue::{INPUTS, Network, QA, QB, features};
+use crate::files::fnv1a;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
-use std::io::Write;
-use std::path::Path;
 
 /// Centipawns per unit of the network's output.
 pub const SCALE: i32 = 400;
@@ -402,6 +401,18 @@ impl Grads {
     }
 }
 
+impl Model {
+    /// The output of entry `e` of `data` (in units of `SCALE`), leaving both
+    /// perspectives' accumulators in `acc` for the backward pass.
+    fn forward(&self, data: &Dataset, e: &Entry, acc: &mut [f32]) -> f32 {
+        let h = self.hidden;
+        let (us, them) = data.lists(e);
+        self.accumulate(us, &mut acc[..h]);
+        self.accumulate(them, &mut acc[h..]);
+        self.output(acc)
+    }
+}
+
 /// The loss of one entry under `model`, and (with `grads`) its gradient added in.
 fn step(
     model: &Model,
@@ -414,9 +425,7 @@ fn step(
 ) -> f64 {
     let h = model.hidden;
     let (us, them) = data.lists(e);
-    model.accumulate(us, &mut acc[..h]);
-    model.accumulate(them, &mut acc[h..]);
-    let out = model.output(acc);
+    let out = model.forward(data, e, acc);
     let p = sigmoid(out * SCALE as f32 / k);
     let t = target(e, k, blend);
     let loss = f64::from((p - t).powi(2));
@@ -469,16 +478,12 @@ pub fn mean_with_linear_loss(model: &Model, data: &Dataset, k: f32, lambda: f32)
         .entries
         .par_chunks(4096)
         .map(|chunk| {
-            let h = model.hidden;
-            let mut acc = vec![0.0; 2 * h];
+            let mut acc = vec![0.0; 2 * model.hidden];
             chunk
                 .iter()
                 .filter(|e| !e.taught)
                 .map(|e| {
-                    let (us, them) = data.lists(e);
-                    model.accumulate(us, &mut acc[..h]);
-                    model.accumulate(them, &mut acc[h..]);
-                    let cp = model.output(&acc) * SCALE as f32;
+                    let cp = model.forward(data, e, &mut acc) * SCALE as f32;
                     let p = sigmoid((cp + e.linear) / 2.0 / k);
                     f64::from((p - target(e, k, Blend::plain(lambda))).powi(2))
                 })
@@ -679,20 +684,6 @@ impl Trainer {
             k: head[0],
         })
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed
-/// to disk, renamed over the old one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]

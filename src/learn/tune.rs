@@ -310,7 +310,7 @@ impl FitState {
         for x in self.params.0.iter().chain(&self.m).chain(&self.v) {
             out.extend_from_slice(&x.to_le_bytes());
         }
-        let sum = crate::eval::nnue::fnv1a(&out);
+        let sum = crate::files::fnv1a(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
@@ -330,7 +330,7 @@ impl FitState {
             ));
         }
         let word = |i: usize| -> [u8; 8] { bytes[i..i + 8].try_into().unwrap_or_default() };
-        if crate::eval::nnue::fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(word(expected - 8)) {
+        if crate::files::fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(word(expected - 8)) {
             return Err("the checkpoint's checksum does not match (damaged)".into());
         }
         let floats: Vec<f64> = (0..3 * PARAMS).map(|j| f64::from_le_bytes(word(HEAD + 8 * j))).collect();
