@@ -91,6 +91,9 @@ pub struct TrainCli {
     /// Positions made from each training position by 1-3 random moves, taught by the linear evaluation alone.
     #[arg(long, default_value_t = 0)]
     pub augment: u32,
+    /// Train a residual network: its output is added to the linear evaluation, which it starts as.
+    #[arg(long)]
+    pub residual: bool,
     /// Share of the positions (the last ones, whole games) held out to report the loss on unseen games.
     #[arg(long, default_value_t = 0.1)]
     pub validation: f64,

@@ -322,6 +322,7 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
         lambda: args.lambda,
         teacher: args.teacher,
         seed: args.seed,
+        residual: args.residual,
     };
     let mut samples = Vec::new();
     for path in &args.data {
@@ -345,6 +346,14 @@ fn run_train(args: &cli::TrainCli) -> Result<(), String> {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let t = Trainer::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            if t.model.residual != cfg.residual {
+                return Err(format!(
+                    "{}: a {} network's checkpoint; --residual must {}be given",
+                    path.display(),
+                    if t.model.residual { "residual" } else { "plain" },
+                    if t.model.residual { "" } else { "not " }
+                ));
+            }
             if t.model.hidden != cfg.hidden {
                 return Err(format!(
                     "{}: a hidden layer of {}, not --hidden {}",

@@ -771,6 +771,7 @@ fn random_net_file(game: cubist::VariantKind, name: &str) -> std::path::PathBuf 
         game,
         hidden,
         scale: 400,
+        residual: false,
         ft_weights: (0..INPUTS * hidden).map(|_| next(41) as i16 - 20).collect(),
         ft_biases: (0..hidden).map(|_| next(200) as i16).collect(),
         out_weights: (0..2 * hidden).map(|_| next(255) as i16 - 127).collect(),

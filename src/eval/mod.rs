@@ -124,8 +124,9 @@ impl Evaluator for SearchEval {
 
     #[inline(always)]
     fn prefetch(&self, key: u64) {
-        if let SearchEval::Linear(e) = self {
-            e.prefetch(key);
+        match self {
+            SearchEval::Linear(e) => e.prefetch(key),
+            SearchEval::Network(e) => e.prefetch(key),
         }
     }
 

@@ -21,13 +21,24 @@
 //! 158 rows of 16-bit weights can leave 16 bits, never 32, so every net
 //! file of valid size is safe to run.
 //!
+//! A residual network ([`ARCH_RESIDUAL`]) is the same layout whose output
+//! is added to the linear evaluation's score: it learns what the linear
+//! evaluation misses, starting from it, which needs far fewer positions than
+//! learning the whole evaluation. Its search evaluation keeps the linear
+//! evaluation's cache beside the accumulators.
+//!
 //! The net file (little-endian): the magic `CUBNNUE1`, u8 game (0 hdc,
-//! 1 haberkorn), u8 architecture ([`ARCH`]), u16 0, u32 inputs, u32 hidden
+//! 1 haberkorn), u8 architecture ([`ARCH`] or [`ARCH_RESIDUAL`]), u16 0
+//! (a residual network: the [`Weights::fingerprint`] of the linear weights
+//! it was trained on, which must be this build's), u32 inputs, u32 hidden
 //! size H, i32 scale, then i16 first-layer weights (input-major, H a row),
 //! i16 first-layer biases (H), i16 output weights (2H), i32 output bias,
 //! and a u64 FNV-1a checksum of every byte before it.
 
+use super::cache::EvalCache;
 use super::evaluator::Evaluator;
+use super::linear;
+use super::weights::{Weights, weights};
 use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
 use crate::files::fnv1a;
 use std::path::Path;
@@ -42,6 +53,8 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// The architecture number written in net files (this layout, SCReLU).
 pub const ARCH: u8 = 1;
+/// The architecture number of a residual network: [`ARCH`]'s layout, its output added to the linear evaluation.
+pub const ARCH_RESIDUAL: u8 = 2;
 /// The first eight bytes of a net file.
 pub const MAGIC: [u8; 8] = *b"CUBNNUE1";
 /// The largest hidden layer a net file may declare.
@@ -117,7 +130,9 @@ pub enum NetError {
     #[error("not a Cubist network file (no CUBNNUE1 magic)")]
     Magic,
     /// A layout this build does not know.
-    #[error("network architecture {found} (this build reads {ARCH}) or {inputs} inputs (expected {INPUTS})")]
+    #[error(
+        "network architecture {found} (this build reads {ARCH} and {ARCH_RESIDUAL}) or {inputs} inputs (expected {INPUTS})"
+    )]
     Architecture {
         /// The file's architecture number.
         found: u8,
@@ -133,6 +148,17 @@ pub enum NetError {
     /// A scale out of range or a reserved field that is not zero.
     #[error("network scale {0} (1 to {MAX_SCALE}) or a reserved field not zero")]
     Header(i32),
+    /// A residual network trained on top of other linear weights than this build's.
+    #[error(
+        "a residual network trained on other linear weights (fingerprint {found:04x}, this build's {expected:04x}): \
+         retrain it with this build"
+    )]
+    Linear {
+        /// The fingerprint in the file.
+        found: u16,
+        /// This build's.
+        expected: u16,
+    },
     /// The file is longer or shorter than its header says.
     #[error("the network file has {found} bytes where its header needs {expected}")]
     Size {
@@ -155,6 +181,8 @@ pub struct Network {
     pub hidden: usize,
     /// Centipawns per unit of output.
     pub scale: i32,
+    /// Whether the output is added to the linear evaluation ([`ARCH_RESIDUAL`]).
+    pub residual: bool,
     /// First-layer weights, `INPUTS × hidden`, input-major.
     pub ft_weights: Vec<i16>,
     /// First-layer biases.
@@ -173,8 +201,9 @@ impl Network {
             VariantKind::Hdc => 0,
             VariantKind::Haberkorn => 1,
         });
-        out.push(ARCH);
-        out.extend_from_slice(&0u16.to_le_bytes());
+        out.push(if self.residual { ARCH_RESIDUAL } else { ARCH });
+        let linear = if self.residual { weights(self.game).fingerprint() } else { 0 };
+        out.extend_from_slice(&linear.to_le_bytes());
         out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
         out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
         out.extend_from_slice(&self.scale.to_le_bytes());
@@ -195,7 +224,7 @@ impl Network {
         }
         let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
         let (arch, inputs) = (bytes[9], u32_at(12));
-        if arch != ARCH || inputs as usize != INPUTS {
+        if !(arch == ARCH || arch == ARCH_RESIDUAL) || inputs as usize != INPUTS {
             return Err(NetError::Architecture { found: arch, inputs });
         }
         let game = match bytes[8] {
@@ -209,7 +238,8 @@ impl Network {
         }
         let hidden = hidden as usize;
         let scale = u32_at(20) as i32;
-        if !(1..=MAX_SCALE).contains(&scale) || bytes[10] != 0 || bytes[11] != 0 {
+        let linear = u16::from_le_bytes([bytes[10], bytes[11]]);
+        if !(1..=MAX_SCALE).contains(&scale) || (arch == ARCH && linear != 0) {
             return Err(NetError::Header(scale));
         }
         let shorts = INPUTS * hidden + hidden + 2 * hidden;
@@ -220,12 +250,25 @@ impl Network {
         if fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(bytes[expected - 8..].try_into().unwrap_or_default()) {
             return Err(NetError::Checksum);
         }
+        let expected = Weights::fingerprint(weights(game));
+        if arch == ARCH_RESIDUAL && linear != expected {
+            return Err(NetError::Linear { found: linear, expected });
+        }
         let mut values = bytes[HEADER..HEADER + 2 * shorts].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
         let ft_weights: Vec<i16> = values.by_ref().take(INPUTS * hidden).collect();
         let ft_biases: Vec<i16> = values.by_ref().take(hidden).collect();
         let out_weights: Vec<i16> = values.take(2 * hidden).collect();
         let out_bias = u32_at(HEADER + 2 * shorts) as i32;
-        Ok(Network { game, hidden, scale, ft_weights, ft_biases, out_weights, out_bias })
+        Ok(Network {
+            game,
+            hidden,
+            scale,
+            residual: arch == ARCH_RESIDUAL,
+            ft_weights,
+            ft_biases,
+            out_weights,
+            out_bias,
+        })
     }
 
     /// Reads a net file.
@@ -273,7 +316,8 @@ impl Network {
         }
     }
 
-    /// The evaluation in centipawns, side to move's view, from both accumulators.
+    /// The network's own output in centipawns, side to move's view, from both
+    /// accumulators (for a residual network: what it adds to the linear evaluation).
     pub fn output(&self, acc: &[i32], side: Color) -> i32 {
         let h = self.hidden;
         let (us, them) = match side {
@@ -286,26 +330,46 @@ impl Network {
         cp.clamp(-i64::from(MAX_SCORE), i64::from(MAX_SCORE)) as i32
     }
 
-    /// One line for the UCI `eval` command: the architecture and the score of `pos`.
+    /// One line for the UCI `eval` command: the architecture and the score
+    /// of `pos` (for a residual network, its own part too).
     pub fn trace(&self, pos: &Position) -> String {
+        let white = |cp: i32| if pos.side_to_move() == Color::White { cp } else { -cp } as f64 / 100.0;
         let cp = self.evaluate(pos);
-        let white = if pos.side_to_move() == Color::White { cp } else { -cp };
+        let part = if self.residual {
+            format!(" (the network adds {:+.2} to the linear evaluation)", white(self.own_output(pos)))
+        } else {
+            String::new()
+        };
         format!(
-            "Network ({} inputs -> {}) x 2 -> 1, {}: {:+.2} (White side), {:+.2} (side to move)\n",
+            "Network ({} inputs -> {}) x 2 -> 1{}, {}: {:+.2} (White side), {:+.2} (side to move){part}\n",
             INPUTS,
             self.hidden,
+            if self.residual { " residual" } else { "" },
             self.game,
-            white as f64 / 100.0,
+            white(cp),
             cp as f64 / 100.0
         )
     }
 
-    /// The evaluation of `pos` from scratch (no accumulator kept).
-    pub fn evaluate(&self, pos: &Position) -> i32 {
+    /// The network's own output for `pos` from scratch (no accumulator kept).
+    fn own_output(&self, pos: &Position) -> i32 {
         let mut acc = vec![0i32; 2 * self.hidden];
         self.refresh(pos, &mut acc);
         self.output(&acc, pos.side_to_move())
     }
+
+    /// The evaluation of `pos` from scratch (no accumulator kept), the
+    /// linear evaluation added for a residual network.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let own = self.own_output(pos);
+        if self.residual { combine(own, linear::evaluate(pos)) } else { own }
+    }
+}
+
+/// A residual network's output added to the linear evaluation's score, within the networks' range.
+#[inline]
+fn combine(own: i32, linear: i32) -> i32 {
+    (own + linear).clamp(-MAX_SCORE, MAX_SCORE)
 }
 
 /// `acc += row` (the portable loop; it vectorises on its own). No sum
@@ -396,13 +460,16 @@ pub struct Nnue {
     stack: Vec<i32>,
     /// The current level.
     level: usize,
+    /// The linear evaluation's cache, for a residual network.
+    cache: Option<EvalCache>,
 }
 
 impl Nnue {
     /// A thread's evaluation with `net`, its accumulator set from `pos`.
     pub fn new(net: Arc<Network>, pos: &Position) -> Nnue {
         let width = 2 * net.hidden;
-        let mut e = Nnue { stack: vec![0; 160 * width], net, level: 0 };
+        let cache = net.residual.then(EvalCache::default);
+        let mut e = Nnue { stack: vec![0; 160 * width], net, level: 0, cache };
         e.net.refresh(pos, &mut e.stack[..width]);
         e
     }
@@ -418,7 +485,18 @@ impl Evaluator for Nnue {
     fn evaluate(&mut self, pos: &Position) -> i32 {
         let width = 2 * self.net.hidden;
         let at = self.level * width;
-        self.net.output(&self.stack[at..at + width], pos.side_to_move())
+        let own = self.net.output(&self.stack[at..at + width], pos.side_to_move());
+        match &mut self.cache {
+            Some(cache) => combine(own, linear::evaluate_cached(pos, cache)),
+            None => own,
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        if let Some(cache) = &self.cache {
+            cache.prefetch(key);
+        }
     }
 
     #[inline]
@@ -458,6 +536,7 @@ mod tests {
             game,
             hidden,
             scale: 400,
+            residual: false,
             ft_weights: (0..INPUTS * hidden).map(|_| rng.random_range(-40..=40)).collect(),
             ft_biases: (0..hidden).map(|_| rng.random_range(-100..=200)).collect(),
             out_weights: (0..2 * hidden).map(|_| rng.random_range(-128..=127)).collect(),
@@ -467,8 +546,8 @@ mod tests {
 
     /// Plays random games, checking at every node that the kept accumulator
     /// gives what a refresh from scratch gives, also after unmaking.
-    fn playouts(variant: Variant, seed: u64) {
-        let net = Arc::new(random_net(variant.kind, 48, seed));
+    fn playouts(variant: Variant, seed: u64, residual: bool) {
+        let net = Arc::new(Network { residual, ..random_net(variant.kind, 48, seed) });
         let mut rng = StdRng::seed_from_u64(seed);
         for _ in 0..3 {
             let mut pos = Position::start(variant);
@@ -491,14 +570,33 @@ mod tests {
 
     #[test]
     fn the_kept_accumulator_equals_a_refresh_in_hdc() {
-        playouts(Variant::hdc(), 1);
+        playouts(Variant::hdc(), 1, false);
+    }
+
+    #[test]
+    fn a_residual_network_adds_the_linear_evaluation_at_every_node() {
+        playouts(Variant::hdc(), 2, true);
+        playouts(Variant::haberkorn(), 3, true);
+        let plain = random_net(VariantKind::Hdc, 16, 4);
+        let residual = Network { residual: true, ..plain.clone() };
+        let pos = Position::start(Variant::hdc());
+        assert_eq!(residual.evaluate(&pos), plain.evaluate(&pos) + linear::evaluate(&pos));
+        assert_eq!(Network::from_bytes(&residual.to_bytes()), Ok(residual.clone()));
+        assert!(residual.trace(&pos).contains("residual"));
+        // One trained on other linear weights is refused (its checksum made right).
+        let mut other = residual.to_bytes();
+        other[10] ^= 1;
+        let n = other.len() - 8;
+        let sum = fnv1a(&other[..n]);
+        other[n..].copy_from_slice(&sum.to_le_bytes());
+        assert!(matches!(Network::from_bytes(&other), Err(NetError::Linear { .. })));
     }
 
     #[test]
     fn the_kept_accumulator_equals_a_refresh_in_haberkorn_on_3_to_8_layers() {
         for layers in crate::core::HABERKORN_LAYERS {
             let v = Variant::haberkorn_with(layers, 1, layers, true, true).unwrap();
-            playouts(v, u64::from(layers));
+            playouts(v, u64::from(layers), false);
         }
     }
 

@@ -88,6 +88,12 @@ impl Weights {
         self.w[at::MATERIAL + kind]
     }
 
+    /// A 16-bit digest of the set: what a residual network's file records of
+    /// the linear evaluation it was trained on top of.
+    pub fn fingerprint(&self) -> u16 {
+        crate::files::fnv1a(self.to_source("W").as_bytes()) as u16
+    }
+
     /// Source text of the set as a Rust constant named `name` (what `cubist tune --out` writes), one group per line.
     pub fn to_source(&self, name: &str) -> String {
         let mut s = format!("pub const {name}: Weights = Weights {{\n    tempo: {},\n    w: [\n", self.tempo);

@@ -14,6 +14,10 @@
 //! Mini-batches are cut into a fixed number of chunks whose gradients are
 //! computed in parallel (rayon) and added in a fixed order, so a run is a
 //! function of its data, settings and seed whatever the thread count.
+//! With `residual` the network's output is added to the linear
+//! evaluation's score before the sigmoid: it starts as the linear
+//! evaluation (output weights zero) and learns only what that misses.
+//!
 //! AdamW; the learning rate falls along a cosine to a twentieth. After each
 //! epoch the quantised network and a checkpoint (model and optimiser state)
 //! are written, each atomically (a temporary file renamed over the old one);
@@ -92,6 +96,8 @@ pub struct TrainConfig {
     pub teacher: f32,
     /// The seed of the initial weights and the shuffles.
     pub seed: u64,
+    /// Whether the network's output is added to the linear evaluation (a residual network).
+    pub residual: bool,
 }
 
 impl Default for TrainConfig {
@@ -105,6 +111,7 @@ impl Default for TrainConfig {
             lambda: 0.5,
             teacher: 0.0,
             seed: 1,
+            residual: false,
         }
     }
 }
@@ -310,11 +317,14 @@ pub struct Model {
     pub w2: Vec<f32>,
     /// Output bias.
     pub b2: f32,
+    /// Whether the output is added to the linear evaluation.
+    pub residual: bool,
 }
 
 impl Model {
-    /// Small random weights from `seed`.
-    pub fn new(hidden: usize, seed: u64) -> Model {
+    /// Small random weights from `seed`; a residual model's output weights
+    /// start at zero, so that it starts as the linear evaluation.
+    pub fn new(hidden: usize, seed: u64, residual: bool) -> Model {
         let mut rng = StdRng::seed_from_u64(seed);
         let r1 = 0.5 / (32.0f32).sqrt();
         let r2 = 1.0 / (2.0 * hidden as f32).sqrt();
@@ -322,8 +332,9 @@ impl Model {
             hidden,
             w1: (0..ROWS * hidden).map(|_| rng.random_range(-r1..r1)).collect(),
             b1: vec![0.0; hidden],
-            w2: (0..2 * hidden).map(|_| rng.random_range(-r2..r2)).collect(),
+            w2: (0..2 * hidden).map(|_| if residual { 0.0 } else { rng.random_range(-r2..r2) }).collect(),
             b2: 0.0,
+            residual,
         }
     }
 
@@ -355,7 +366,14 @@ impl Model {
         let mut acc = vec![0.0; 2 * h];
         self.accumulate(&us, &mut acc[..h]);
         self.accumulate(&them, &mut acc[h..]);
-        self.output(&acc) * SCALE as f32
+        let base = if self.residual { crate::eval::evaluate(pos) as f32 } else { 0.0 };
+        self.output(&acc) * SCALE as f32 + base
+    }
+
+    /// The centipawns the model gives entry `e` whose output is `out`.
+    #[inline]
+    fn centipawns(&self, out: f32, e: &Entry) -> f32 {
+        out * SCALE as f32 + if self.residual { e.linear } else { 0.0 }
     }
 
     /// The quantised network of `game`.
@@ -370,6 +388,7 @@ impl Model {
             game,
             hidden: self.hidden,
             scale: SCALE,
+            residual: self.residual,
             ft_weights: merged.map(|w| q(w, QA, FT_CLIP)).collect(),
             ft_biases: self.b1.iter().map(|&w| q(w, QA, FT_CLIP)).collect(),
             out_weights: self.w2.iter().map(|&w| q(w, QB, OUT_CLIP)).collect(),
@@ -426,7 +445,7 @@ fn step(
     let h = model.hidden;
     let (us, them) = data.lists(e);
     let out = model.forward(data, e, acc);
-    let p = sigmoid(out * SCALE as f32 / k);
+    let p = sigmoid(model.centipawns(out, e) / k);
     let t = target(e, k, blend);
     let loss = f64::from((p - t).powi(2));
     if let Some(g) = grads {
@@ -483,7 +502,7 @@ pub fn mean_with_linear_loss(model: &Model, data: &Dataset, k: f32, lambda: f32)
                 .iter()
                 .filter(|e| !e.taught)
                 .map(|e| {
-                    let cp = model.forward(data, e, &mut acc) * SCALE as f32;
+                    let cp = model.centipawns(model.forward(data, e, &mut acc), e);
                     let p = sigmoid((cp + e.linear) / 2.0 / k);
                     f64::from((p - target(e, k, Blend::plain(lambda))).powi(2))
                 })
@@ -561,13 +580,16 @@ pub struct Trainer {
     pub k: f32,
 }
 
-/// The first eight bytes of a checkpoint file.
-const CHECKPOINT_MAGIC: [u8; 8] = *b"CUBCKPT1";
+/// The first eight bytes of a checkpoint file (then hidden size, epoch,
+/// optimiser steps and flags, bit 0 residual, each a u64).
+const CHECKPOINT_MAGIC: [u8; 8] = *b"CUBCKPT2";
+/// The magic of the checkpoints before residual networks (no flags word).
+const CHECKPOINT_MAGIC_1: [u8; 8] = *b"CUBCKPT1";
 
 impl Trainer {
     /// A fresh run.
     pub fn new(cfg: &TrainConfig, k: f32) -> Trainer {
-        let model = Model::new(cfg.hidden, cfg.seed);
+        let model = Model::new(cfg.hidden, cfg.seed, cfg.residual);
         let opt = Optimiser::new(&model);
         Trainer { model, opt, epoch: 0, k }
     }
@@ -620,7 +642,7 @@ impl Trainer {
     /// The checkpoint's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = CHECKPOINT_MAGIC.to_vec();
-        for n in [self.model.hidden as u64, self.epoch as u64, u64::from(self.opt.t)] {
+        for n in [self.model.hidden as u64, self.epoch as u64, u64::from(self.opt.t), u64::from(self.model.residual)] {
             out.extend_from_slice(&n.to_le_bytes());
         }
         let floats = [self.k, self.model.b2, self.opt.m_b2, self.opt.v_b2];
@@ -641,10 +663,14 @@ impl Trainer {
 
     /// Reads a checkpoint written by [`Trainer::to_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Trainer, String> {
-        if !bytes.starts_with(&CHECKPOINT_MAGIC) {
+        let words = if bytes.starts_with(&CHECKPOINT_MAGIC) {
+            4
+        } else if bytes.starts_with(&CHECKPOINT_MAGIC_1) {
+            3
+        } else {
             return Err("not a Cubist training checkpoint".into());
-        }
-        if bytes.len() < CHECKPOINT_MAGIC.len() + 24 + 8 {
+        };
+        if bytes.len() < CHECKPOINT_MAGIC.len() + 8 * words + 8 {
             return Err("the checkpoint is cut short".into());
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);
@@ -654,6 +680,11 @@ impl Trainer {
         let rest = &body[CHECKPOINT_MAGIC.len()..];
         let word = |i: usize| u64::from_le_bytes(rest[8 * i..8 * i + 8].try_into().unwrap_or_default());
         let (hidden, epoch, t) = (word(0) as usize, word(1) as usize, word(2));
+        let residual = match if words == 4 { word(3) } else { 0 } {
+            0 => false,
+            1 => true,
+            flags => return Err(format!("unknown checkpoint flags {flags}")),
+        };
         if hidden == 0 || hidden > crate::eval::nnue::MAX_HIDDEN {
             return Err(format!("a hidden layer of {hidden}"));
         }
@@ -661,7 +692,7 @@ impl Trainer {
         let t = u32::try_from(t).ok().filter(|&t| t < 1 << 30).ok_or(format!("an optimiser step count of {t}"))?;
         let sizes = [ROWS * hidden, hidden, 2 * hidden];
         let count = 4 + 3 * sizes.iter().sum::<usize>();
-        let floats = &rest[24..];
+        let floats = &rest[8 * words..];
         if floats.len() != 4 * count {
             return Err(format!("the checkpoint holds {} bytes where {} are needed", floats.len(), 4 * count));
         }
@@ -678,7 +709,7 @@ impl Trainer {
             return Err("the checkpoint holds a weight that is not a number".into());
         }
         Ok(Trainer {
-            model: Model { hidden, w1, b1, w2, b2: head[1] },
+            model: Model { hidden, w1, b1, w2, b2: head[1], residual },
             opt: Optimiser { m, v, m_b2: head[2], v_b2: head[3], t },
             epoch,
             k: head[0],
@@ -835,6 +866,55 @@ mod tests {
         // step worth up to 400/64 centipawns at a saturated neuron): within 8 on
         // average and 20 at most, at a hidden size of 8.
         assert!(mean <= 8.0 && max <= 20.0, "mean {mean}, max {max}");
+    }
+
+    #[test]
+    fn a_residual_network_starts_as_the_linear_evaluation_and_improves_on_it() {
+        // Scores the linear evaluation gets wrong by a piece-square pattern
+        // (a bonus for the side to move per own piece on an odd file):
+        // the residual network learns the difference.
+        let mut games = samples(800, 6);
+        for s in &mut games {
+            let pos = &s.position;
+            let mine = pos.color_pieces(pos.side_to_move()).into_iter().filter(|sq| sq.index() & 1 == 1).count() as i32;
+            let stm = crate::eval::evaluate(pos) + 40 * mine;
+            let white = if pos.side_to_move() == Color::White { stm } else { -stm };
+            s.score = white;
+        }
+        let data = Dataset::new(&games, VariantKind::Haberkorn);
+        let cfg = TrainConfig { residual: true, lambda: 0.0, ..config() };
+        let k = fit_k(&data);
+        let mut t = Trainer::new(&cfg, k);
+        let start = loss(&t.model, &data, k, 0.0);
+        assert!((start - linear_loss(&data, k, 0.0)).abs() < 1e-12, "{start}");
+        let pos = &games[0].position;
+        assert_eq!(t.model.evaluate(pos), crate::eval::evaluate(pos) as f32);
+        for _ in 0..cfg.epochs {
+            t.epoch(&cfg, &data);
+        }
+        let after = loss(&t.model, &data, k, 0.0);
+        assert!(after < start * 0.7, "{start} -> {after}");
+        // The quantised network is residual too and follows the model.
+        let net = t.model.quantise(VariantKind::Haberkorn);
+        assert!(net.residual);
+        let mean = games
+            .iter()
+            .take(100)
+            .map(|s| (t.model.evaluate(&s.position) - net.evaluate(&s.position) as f32).abs())
+            .sum::<f32>()
+            / 100.0;
+        assert!(mean <= 8.0, "{mean}");
+        // Its checkpoint keeps the flag; one of the format before the flag still reads, as plain.
+        let bytes = t.to_bytes();
+        assert_eq!(Trainer::from_bytes(&bytes), Ok(t.clone()));
+        let mut old = CHECKPOINT_MAGIC_1.to_vec();
+        old.extend_from_slice(&bytes[8..32]);
+        old.extend_from_slice(&bytes[40..bytes.len() - 8]);
+        let sum = fnv1a(&old);
+        old.extend_from_slice(&sum.to_le_bytes());
+        let read = Trainer::from_bytes(&old).unwrap();
+        assert!(!read.model.residual);
+        assert_eq!(read.model.w1, t.model.w1);
     }
 
     #[test]
