@@ -204,7 +204,7 @@ fn handshake_lists_identity_and_every_option() {
             "option name HaberkornBlackLayer type spin default 5 min 1 max 8",
             "option name HaberkornEnPassant type check default false",
             "option name HaberkornCastling type check default false",
-            "option name EvalFile type string default none",
+            "option name EvalFile type string default default",
         ]
     );
     assert_eq!(out.len(), 2 + options.len() + 1);
@@ -555,7 +555,13 @@ fn debug_help_and_eval() {
     // The hdc start is symmetric: White's side scores nothing, the side to move the tempo.
     let tempo = cubist::eval::weights::weights(cubist::core::VariantKind::Hdc).tempo;
     let expect = format!("Final evaluation: +0.00 (White side), +{:.2} (side to move)", tempo as f64 / 100.0);
-    assert_eq!(eval.last().unwrap(), &expect);
+    assert!(eval.contains(&expect), "{eval:?}");
+    // Then the built-in network's line, the one the search uses.
+    assert!(
+        eval.iter().any(|l| l.starts_with("Network (7168 inputs -> ") && l.contains(" residual, hdc: ")),
+        "{eval:?}"
+    );
+    assert_eq!(eval.last().unwrap(), "The search uses the network (EvalFile none: the linear evaluation).");
 }
 
 /// The example session in protocol.md, replayed command by command: the
@@ -785,8 +791,11 @@ fn random_net_file(game: cubist::VariantKind, name: &str) -> std::path::PathBuf 
 #[test]
 fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
     let mut e = Engine::start();
+    let built_in = e.ask("eval");
+    assert!(e.ask("setoption name EvalFile value none").is_empty());
     let linear = e.ask("eval");
     assert!(!linear.iter().any(|l| l.starts_with("Network")), "{linear:?}");
+    assert_ne!(built_in, linear);
     // A file that is no network: an error naming it, and nothing changes.
     let bad = std::env::temp_dir().join(format!("cubist-uci-bad-{}.nnue", std::process::id()));
     std::fs::write(&bad, b"not a network").unwrap();
@@ -816,6 +825,31 @@ fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
     assert_eq!(e.ask("eval"), linear);
     for f in [bad, hab, hdc] {
         let _ = std::fs::remove_file(f);
+    }
+}
+
+/// Each game plays with its built-in (residual) network by default;
+/// `EvalFile none` switches both to the linear evaluation and `EvalFile
+/// default` back.
+#[test]
+fn both_games_play_with_their_built_in_networks_by_default() {
+    for game in ["hdc", "haberkorn"] {
+        let mut e = Engine::start();
+        assert!(e.ask(&format!("setoption name UCI_Variant value {game}")).is_empty());
+        let net_line = |out: &[String]| {
+            out.iter().any(|l| {
+                l.starts_with("Network (7168 inputs -> ")
+                    && l.contains(&format!(" residual, {game}: "))
+                    && l.contains("to the linear evaluation")
+            })
+        };
+        let built_in = e.ask("eval");
+        assert!(net_line(&built_in), "{built_in:?}");
+        assert!(e.ask("setoption name EvalFile value none").is_empty());
+        let linear = e.ask("eval");
+        assert!(!linear.iter().any(|l| l.starts_with("Network")), "{linear:?}");
+        assert!(e.ask("setoption name EvalFile value default").is_empty());
+        assert_eq!(e.ask("eval"), built_in);
     }
 }
 

@@ -1,9 +1,11 @@
 //! Everything that scores a position, behind one interface: the search
 //! holds an [`Evaluator`] per thread and asks it for static scores; `eval`
-//! asks it for a trace. Today's implementation is [`Linear`]: a sum of
-//! weight × feature over hand-chosen features (material, placement,
-//! mobility, king safety, pawn structure), one fitted weight set per game.
-//! A learned network is meant to be a second implementation of the trait.
+//! asks it for a trace. Two implementations: [`Linear`], a sum of weight ×
+//! feature over hand-chosen features (material, placement, mobility, king
+//! safety, pawn structure), one fitted weight set per game; and the
+//! networks of [`nnue`]. Each game's default is its built-in network
+//! (under `nets/`, embedded in the binary): a residual network whose output
+//! is added to the linear evaluation's.
 //!
 //! Inside, data flows one way: `pair` (the mg/eg unit) → `weights` (the
 //! fitted sets) → `psq` (the material and placement tables that
@@ -53,7 +55,13 @@ impl Evaluator for Linear {
     }
 }
 
-/// The networks loaded for each game (none: that game uses [`Linear`]).
+/// hdc's built-in network (see `nets/README.md`).
+static HDC_NET: &[u8] = include_bytes!("../../nets/hdc.nnue");
+/// haberkorn's built-in network (see `nets/README.md`).
+static HABERKORN_NET: &[u8] = include_bytes!("../../nets/haberkorn.nnue");
+
+/// The networks for each game (none: that game uses [`Linear`]). The
+/// default holds none; [`Networks::builtin`] the ones the engine plays with.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Networks {
     /// hdc's network.
@@ -63,6 +71,24 @@ pub struct Networks {
 }
 
 impl Networks {
+    /// The built-in networks, one per game: residual networks on top of the
+    /// linear evaluation, each of which passed an SPRT against it (docs/strength.md).
+    pub fn builtin() -> Networks {
+        static BUILTIN: std::sync::OnceLock<Networks> = std::sync::OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                let mut nets = Networks::default();
+                // The embedded files are checked by a test; a damaged one leaves the linear evaluation.
+                for bytes in [HDC_NET, HABERKORN_NET] {
+                    if let Ok(net) = Network::from_bytes(bytes) {
+                        nets.set(Arc::new(net));
+                    }
+                }
+                nets
+            })
+            .clone()
+    }
+
     /// The network of `game`, if one is loaded.
     pub fn get(&self, game: VariantKind) -> Option<&Arc<Network>> {
         match game {
@@ -134,6 +160,24 @@ impl Evaluator for SearchEval {
         match self {
             SearchEval::Linear(e) => e.trace(pos),
             SearchEval::Network(e) => e.trace(pos),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_networks_load_for_their_games() {
+        let nets = Networks::builtin();
+        for (bytes, game) in [(HDC_NET, VariantKind::Hdc), (HABERKORN_NET, VariantKind::Haberkorn)] {
+            // A failure here after `cubist tune` changed the linear weights: retrain the residual networks.
+            let net =
+                Network::from_bytes(bytes).expect("the built-in network is valid for this build's linear weights");
+            assert_eq!(net.game, game);
+            assert!(net.residual);
+            assert_eq!(nets.get(game).map(|n| n.as_ref()), Some(&net));
         }
     }
 }

@@ -92,7 +92,7 @@ pub struct Settings {
     pub move_overhead_ms: u64,
     /// How moves are chosen.
     pub strategy: Strategy,
-    /// The evaluation networks by game (a game without one uses the linear evaluation).
+    /// The evaluation networks by game (a game without one uses the linear evaluation; default: the built-in ones).
     pub networks: Networks,
     /// Playing level, 0 to `skill::MAX_LEVEL` (full strength, the default); see `skill`.
     pub skill_level: u8,
@@ -107,7 +107,7 @@ impl Default for Settings {
             move_overhead_ms: 10,
             strategy: Strategy::Search,
             skill_level: skill::MAX_LEVEL,
-            networks: Networks::default(),
+            networks: Networks::builtin(),
         }
     }
 }

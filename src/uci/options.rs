@@ -196,13 +196,16 @@ pub const SPECS: [OptionSpec; 17] = [
     OptionSpec {
         id: OptionId::EvalFile,
         name: "EvalFile",
-        kind: OptionKind::Text { default: NO_NETWORK },
-        about: "a network file (cubist train): its game is evaluated by it; none: the linear evaluation in both games",
+        kind: OptionKind::Text { default: BUILTIN_NETWORKS },
+        about: "a network file (cubist train): its game is evaluated by it; none: the linear evaluation in both games; \
+                default: the built-in networks",
     },
 ];
 
 /// The `EvalFile` value that unloads every network.
 pub const NO_NETWORK: &str = "none";
+/// The `EvalFile` value of the built-in networks (the default).
+pub const BUILTIN_NETWORKS: &str = "default";
 
 impl OptionSpec {
     /// The option announced by `uci`, as vampirc-uci writes it.
@@ -325,7 +328,7 @@ impl Default for Options {
                 OptionKind::Text { default } => Value::Text(default.to_string()),
             }),
             params: SearchParams::default(),
-            networks: Networks::default(),
+            networks: Networks::builtin(),
         }
     }
 }
@@ -410,11 +413,14 @@ impl Options {
 
     /// `EvalFile`: loads the network (checked: magic, architecture, game,
     /// size, checksum) and puts it in place for its game; `none` unloads
-    /// every network. A file that is refused changes nothing.
+    /// every network, `default` restores the built-in ones. A file that is
+    /// refused changes nothing.
     fn set_eval_file(&mut self, value: Value) -> Result<Effect, OptionError> {
         let Value::Text(path) = &value else { return Err(OptionError::MissingValue("EvalFile")) };
         if path.eq_ignore_ascii_case(NO_NETWORK) {
             self.networks = Networks::default();
+        } else if path.eq_ignore_ascii_case(BUILTIN_NETWORKS) {
+            self.networks = Networks::builtin();
         } else {
             let net = Network::load(std::path::Path::new(path))
                 .map_err(|e| OptionError::EvalFile { file: shown(path), why: e.to_string() })?;
