@@ -38,7 +38,7 @@
 use super::cache::EvalCache;
 use super::evaluator::Evaluator;
 use super::linear;
-use super::weights::{Weights, weights};
+use super::weights::weights;
 use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
 use crate::files::fnv1a;
 use std::path::Path;
@@ -250,9 +250,9 @@ impl Network {
         if fnv1a(&bytes[..expected - 8]) != u64::from_le_bytes(bytes[expected - 8..].try_into().unwrap_or_default()) {
             return Err(NetError::Checksum);
         }
-        let expected = Weights::fingerprint(weights(game));
-        if arch == ARCH_RESIDUAL && linear != expected {
-            return Err(NetError::Linear { found: linear, expected });
+        let own = weights(game).fingerprint();
+        if arch == ARCH_RESIDUAL && linear != own {
+            return Err(NetError::Linear { found: linear, expected: own });
         }
         let mut values = bytes[HEADER..HEADER + 2 * shorts].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]));
         let ft_weights: Vec<i16> = values.by_ref().take(INPUTS * hidden).collect();
@@ -334,9 +334,10 @@ impl Network {
     /// of `pos` (for a residual network, its own part too).
     pub fn trace(&self, pos: &Position) -> String {
         let white = |cp: i32| if pos.side_to_move() == Color::White { cp } else { -cp } as f64 / 100.0;
-        let cp = self.evaluate(pos);
+        let own = self.own_output(pos);
+        let cp = self.with_linear(own, pos);
         let part = if self.residual {
-            format!(" (the network adds {:+.2} to the linear evaluation)", white(self.own_output(pos)))
+            format!(" (the network adds {:+.2} to the linear evaluation)", white(own))
         } else {
             String::new()
         };
@@ -361,7 +362,12 @@ impl Network {
     /// The evaluation of `pos` from scratch (no accumulator kept), the
     /// linear evaluation added for a residual network.
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let own = self.own_output(pos);
+        self.with_linear(self.own_output(pos), pos)
+    }
+
+    /// The score of `pos` from the network's own output `own`: the linear
+    /// evaluation added for a residual network.
+    fn with_linear(&self, own: i32, pos: &Position) -> i32 {
         if self.residual { combine(own, linear::evaluate(pos)) } else { own }
     }
 }
