@@ -84,7 +84,11 @@ pub struct ThreadPool {
 impl ThreadPool {
     /// Starts `threads` search threads (at least one) and the watchdog; an
     /// error, not an abort, when the system refuses a thread (the threads
-    /// already started are stopped again).
+    /// already started are stopped again). Each thread is spawned only once
+    /// the one before it runs: the standard library sets a new thread up
+    /// (its signal stack) after `spawn` returns, and a failure there aborts
+    /// the process, so under an address-space limit the next thread's stack
+    /// must not take the memory that setup needs.
     pub fn new(threads: usize) -> Result<ThreadPool, PoolError> {
         let threads = threads.max(1);
         let inner = Arc::new(PoolInner {
@@ -92,13 +96,21 @@ impl ThreadPool {
             quit: AtomicBool::new(false),
         });
         let mut pool = ThreadPool { inner, handles: Vec::with_capacity(threads + 1), threads };
+        let (running, started) = std::sync::mpsc::channel::<()>();
         for i in 0..=threads {
             let inner = Arc::clone(&pool.inner);
+            let running = running.clone();
             let name = if i == threads { "cubist-watchdog".to_string() } else { format!("cubist-search-{i}") };
-            let spawned =
-                std::thread::Builder::new().name(name).stack_size(SEARCH_STACK).spawn(move || serve(&inner, i));
+            let spawned = std::thread::Builder::new().name(name).stack_size(SEARCH_STACK).spawn(move || {
+                let _ = running.send(());
+                serve(&inner, i)
+            });
             match spawned {
-                Ok(h) => pool.handles.push(h),
+                Ok(h) => {
+                    // The sender kept here means this waits for the thread itself.
+                    let _ = started.recv();
+                    pool.handles.push(h);
+                }
                 // Dropping the pool stops the threads already started.
                 Err(e) => return Err(PoolError { threads, why: e.to_string() }),
             }
