@@ -1,6 +1,7 @@
 //! Runs a tactics file (`tests/data/mates.txt` format, see `cubist::core::tactics`)
 //! through the search and counts the mates found at `go depth 2N + extra`,
-//! with techniques switched off or tunables changed, to see which part of the
+//! with techniques switched off or tunables changed (`name` for both games,
+//! `name_hdc` or `name_haberkorn` for one), to see which part of the
 //! search hides a mate.
 //!
 //! `cargo run --release --example tactics -- --extra 2 --off reverse_futility --set lmp_share=4`

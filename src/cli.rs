@@ -56,6 +56,56 @@ pub enum Command {
     Convert(ConvertCli),
     /// Train an evaluation network (NNUE) of one game on `datagen` data.
     Train(TrainCli),
+    /// Tune an engine's numeric UCI options by SPSA on the match runner (see docs/spsa.md).
+    Spsa(Box<SpsaCli>),
+}
+
+/// `cubist spsa`: OpenBench-style SPSA over self-play game pairs.
+#[derive(Args)]
+pub struct SpsaCli {
+    /// The state of the run: created, or resumed (by any number of processes) when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub state: std::path::PathBuf,
+    /// The engine (match `--engine` keys: cmd=, tc=/st=/nodes=, option.X=, timemargin= …); both sides run it.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE", required_unless_present = "print_params")]
+    pub engine: Vec<String>,
+    /// The tuned options, OpenBench lines `name, int|float, start, min, max, c_end, r_end` (default: every
+    /// search and time tunable of Cubist's `tune` build for the game).
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<std::path::PathBuf>,
+    /// Print the parameters (the run's current values when the state exists) as a --params file and stop.
+    #[arg(long)]
+    pub print_params: bool,
+    /// The game and its options.
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// Haberkorn: each game pair on a setup-layer pair drawn from all 64.
+    #[arg(long)]
+    pub constellations: bool,
+    /// Iterations of the run.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: u64,
+    /// Game pairs per iteration (colours reversed within each pair).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub pairs: u32,
+    /// Random plies after the start position.
+    #[arg(long, default_value_t = 4)]
+    pub random_plies: u32,
+    /// Games played at the same time (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub concurrency: Option<u16>,
+    /// Seed of the perturbations, openings and random plies.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Resign adjudication: movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub resign: Option<Vec<String>>,
+    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub draw: Option<Vec<String>>,
+    /// Draw a game after this many full moves.
+    #[arg(long)]
+    pub maxmoves: Option<u32>,
 }
 
 /// `cubist train`: fits an evaluation network to self-play data.

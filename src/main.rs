@@ -79,6 +79,7 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
         score_interval: args.scoreinterval.unwrap_or(u32::from(cutechess)),
         rating_interval: args.ratinginterval.unwrap_or(if cutechess { 10 } else { 0 }),
         penta_report: args.report.as_deref().map(parse_report).transpose().map_err(e)?.unwrap_or(!cutechess),
+        quiet: false,
         engines: engines.map_err(e)?,
         gauntlet: args.gauntlet,
         variant: args.variant.variant(args.constellations)?,
@@ -140,6 +141,75 @@ fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), Strin
         }
         Err(e @ ArenaError::Interrupted { .. }) => {
             note(&format!("error: {e}"));
+            std::process::exit(130)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `cubist spsa`: works on the run in `--state` until every iteration is
+/// claimed; one line per iteration, the current values at the end.
+fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
+    use cubist::arena::spsa::{SpsaConfig, SpsaState, cubist_params, parse_params, run_spsa};
+    let variant = args.variant.variant(args.constellations)?;
+    let params = match &args.params {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read '{}': {e}", file.display()))?;
+            parse_params(&text).map_err(|e| e.to_string())?
+        }
+        None => cubist_params(&variant),
+    };
+    if args.print_params {
+        let state = SpsaState::load(&args.state).map_err(|e| e.to_string())?;
+        let now = state.map_or(params, |s| s.params_now());
+        emit(&now.iter().map(|p| p.line() + "\n").collect::<String>());
+        return Ok(());
+    }
+    let e = |e: cubist::arena::config::ConfigError| e.to_string();
+    let config = SpsaConfig {
+        engine: EngineSpec::parse(&[], &args.engine).map_err(e)?,
+        variant,
+        params,
+        iterations: args.iterations,
+        pairs: args.pairs,
+        random_plies: args.random_plies,
+        constellations: args.constellations,
+        adjudication: Adjudication {
+            resign: args.resign.as_deref().map(ResignRule::parse).transpose().map_err(e)?,
+            draw: args.draw.as_deref().map(DrawRule::parse).transpose().map_err(e)?,
+            maxmoves: args.maxmoves,
+        },
+        seed: args.seed,
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let concurrency = args.concurrency.map_or(cores, usize::from);
+    let interrupt = interrupt_flag()?;
+    let mut report = |r: &cubist::arena::spsa::IterationReport| {
+        let s = &r.state;
+        emit(&format!(
+            "iteration {} of {}: plus {}-{}-{} minus; {} done, {} games (+{} ={} -{})\n",
+            r.k,
+            s.config.iterations,
+            r.wdl[0],
+            r.wdl[1],
+            r.wdl[2],
+            s.done,
+            s.wins + s.draws + s.losses,
+            s.wins,
+            s.draws,
+            s.losses
+        ));
+    };
+    let end = run_spsa(&args.state, &config, concurrency, &interrupt, &mut report);
+    match end {
+        Ok(Some(state)) => {
+            emit(&format!("{} of {} iterations done; values now:\n", state.done, state.config.iterations));
+            emit(&state.params_now().iter().map(|p| p.line() + "\n").collect::<String>());
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(cubist::arena::spsa::SpsaError::Match(ArenaError::Interrupted { .. })) => {
+            note("interrupted: the iteration in progress is given back; run the same command to go on");
             std::process::exit(130)
         }
         Err(e) => Err(e.to_string()),
@@ -620,6 +690,10 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => run_tune(args),
         Some(Command::Convert(args)) => run_convert(args),
         Some(Command::Train(args)) => run_train(args),
+        Some(Command::Spsa(args)) => {
+            let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();
+            run_spsa_command(args)
+        }
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

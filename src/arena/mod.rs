@@ -26,6 +26,7 @@ pub(crate) mod openings;
 pub(crate) mod process;
 pub mod record;
 pub mod shard;
+pub mod spsa;
 pub mod state;
 pub mod stats;
 pub mod summary;
@@ -165,6 +166,9 @@ pub struct MatchConfig {
     pub rating_interval: u32,
     /// The rating lines show the pentanomial counts.
     pub penta_report: bool,
+    /// No progress bar and no line per game (the SPSA tuner's matches).
+    #[serde(default)]
+    pub quiet: bool,
 }
 
 /// The defaults of the settings fastchess and cutechess-cli users may change.
@@ -197,6 +201,7 @@ impl Default for MatchConfig {
             score_interval: 0,
             rating_interval: 0,
             penta_report: true,
+            quiet: false,
         }
     }
 }
@@ -804,7 +809,7 @@ fn play(
         }
     };
     checkpoint(&mut keeping, &outputs)?;
-    let progress = Progress::new(schedule.len());
+    let progress = if cfg.quiet { Progress { bar: ProgressBar::hidden() } } else { Progress::new(schedule.len()) };
     progress.bar.set_position(keeping.state.progress.games);
     if schedule.len() == 0 {
         // More shards than blocks: this one plays nothing, and its (empty) results still merge.
@@ -877,14 +882,16 @@ fn play(
             let first = schedule.pairings[job.pairing].0;
             results.add(job, first, finished.played.result, finished.played.termination, cfg.repeat);
             let record = record_of(&cfg, &date, finished);
-            progress.say(format!(
-                "Finished game {} ({} vs {}): {} {{{}}}",
-                results.finished,
-                record.white,
-                record.black,
-                record.result.as_str(),
-                record.termination
-            ));
+            if !cfg.quiet {
+                progress.say(format!(
+                    "Finished game {} ({} vs {}): {} {{{}}}",
+                    results.finished,
+                    record.white,
+                    record.black,
+                    record.result.as_str(),
+                    record.termination
+                ));
+            }
             let block = index / per_block;
             let games = waiting.entry(block).or_default();
             games.push((job, record));

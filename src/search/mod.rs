@@ -27,7 +27,7 @@ pub(crate) mod worker;
 
 pub use engine::{Engine, EngineError};
 pub use limits::{Limits, Settings, Strategy};
-pub use params::{SearchParams, Switches, Tunables};
+pub use params::{GameTunables, ParamError, SearchParams, Switches, TUNABLES, Tunable, Tunables};
 pub use report::{Bound, Info, Report, Reporter};
 pub use score::Score;
 pub use signals::Signals;

@@ -14,16 +14,33 @@ use thiserror::Error;
 /// One tunable as a tuner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tunable {
-    /// Field and UCI option name.
+    /// Field name (the UCI options are `<name>_hdc` and `<name>_haberkorn`).
     pub name: &'static str,
-    /// The value in force when nothing is set.
-    pub default: i32,
+    /// The value in force in hdc when nothing is set.
+    pub hdc: i32,
+    /// The value in force in haberkorn when nothing is set.
+    pub haberkorn: i32,
     /// Smallest sensible value.
     pub min: i32,
     /// Largest sensible value.
     pub max: i32,
     /// Why the number exists.
     pub reason: &'static str,
+}
+
+impl Tunable {
+    /// The default of this tunable in `kind`.
+    pub fn default_for(&self, kind: VariantKind) -> i32 {
+        match kind {
+            VariantKind::Hdc => self.hdc,
+            VariantKind::Haberkorn => self.haberkorn,
+        }
+    }
+
+    /// The UCI option (and SPSA parameter) name of this tunable in `kind`.
+    pub fn option_name(&self, kind: VariantKind) -> String {
+        format!("{}_{kind}", self.name)
+    }
 }
 
 /// A tunable set by name to a value it cannot take.
@@ -47,25 +64,27 @@ pub enum ParamError {
 }
 
 macro_rules! tunables {
-    ($($name:ident = $default:expr, $min:expr, $max:expr, $reason:expr;)*) => {
-        /// Every tunable number of the search and the time manager.
+    ($($name:ident = $hdc:expr, $hab:expr, $min:expr, $max:expr, $reason:expr;)*) => {
+        /// Every tunable number of the search and the time manager, for one game.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Tunables {
             $(#[doc = $reason] pub $name: i32,)*
         }
 
-        impl Default for Tunables {
-            fn default() -> Tunables {
-                Tunables { $($name: $default,)* }
-            }
-        }
-
-        /// The tunables with their defaults, ranges and reasons, in field order.
+        /// The tunables with their per-game defaults, ranges and reasons, in field order.
         pub const TUNABLES: &[Tunable] = &[
-            $(Tunable { name: stringify!($name), default: $default, min: $min, max: $max, reason: $reason },)*
+            $(Tunable { name: stringify!($name), hdc: $hdc, haberkorn: $hab, min: $min, max: $max, reason: $reason },)*
         ];
 
         impl Tunables {
+            /// The defaults of `kind`.
+            pub const fn defaults(kind: VariantKind) -> Tunables {
+                match kind {
+                    VariantKind::Hdc => Tunables { $($name: $hdc,)* },
+                    VariantKind::Haberkorn => Tunables { $($name: $hab,)* },
+                }
+            }
+
             /// The value of the tunable `name`.
             pub fn get(&self, name: &str) -> Option<i32> {
                 match name {
@@ -84,67 +103,46 @@ macro_rules! tunables {
     };
 }
 
+// name = hdc default, haberkorn default, min, max, reason.
 tunables! {
-    aspiration_delta = 30, 5, 200, "Half-width of the first aspiration window at the root, in centipawns.";
-    aspiration_min_depth = 4, 1, 20, "Iterations below this depth search the full window.";
-    rfp_max_depth = 7, 0, 16, "Reverse futility prunes only at this remaining depth or less.";
-    rfp_margin = 90, 20, 400, "Reverse futility margin per ply of depth.";
-    nmp_min_depth = 3, 1, 10, "Null-move pruning needs at least this depth.";
-    nmp_base = 3, 1, 6, "Null-move reduction at any depth.";
-    nmp_depth_div = 4, 2, 10, "One more ply of null-move reduction per this many plies of depth.";
-    nmp_eval_div = 200, 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
-    lost_margin_haberkorn = 1000, 200, 30000, "A side whose alpha is this far below zero (about a queen and a pawn) makes no null move and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches).";
-    lost_margin_hdc = 2500, 200, 30000, "lost_margin in hdc, whose material is worth about 2.5 times haberkorn's (a queen 2254 against 812), so that 1000 (less than a Duke) is not yet lost.";
-    nmp_verify_pieces = 2, 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
-    lmp_max_depth = 8, 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
-    lmp_base = 3, 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
-    lmp_share = 0, 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
-    futility_max_depth = 6, 0, 12, "Futility pruning of quiet moves only at this depth or less.";
-    futility_base = 120, 0, 600, "Futility margin at depth 0.";
-    futility_depth = 100, 20, 400, "Futility margin per ply of depth.";
-    see_quiet_depth = 4, 0, 10, "Quiet moves losing more than see_quiet_margin per ply in exchange are pruned at this depth or less.";
-    see_quiet_margin = 60, 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
-    see_capture_depth = 6, 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
-    see_capture_margin = 90, 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
-    lmr_base_haberkorn = 75, 0, 300, "LMR reduction in haberkorn = base + ln(depth) ln(move number) / divisor, in hundredths.";
-    lmr_base_hdc = 75, 0, 300, "LMR base in hdc (about 240 moves a node against haberkorn's 60-150, so fitted apart), in hundredths.";
-    lmr_divisor = 225, 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
-    lmr_min_depth = 3, 1, 8, "LMR only at this depth or more.";
-    lmr_move_ref = 0, 0, 250, "If non-zero, LMR counts a move's number as if the node had this many moves (3D nodes have 100-250; 0: plain count).";
-    lmr_check_relief = 1, 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
-    threat_flights = 1, 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
-    lmr_history_div = 8192, 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
-    qs_recaptures_from = 4, 1, 32, "Quiescence plies after which only recaptures are searched.";
-    qs_futility_margin = 200, 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
-    tm_moves_to_go = 50, 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";
-    tm_increment_pct = 75, 0, 100, "Percent of the increment added to the soft limit.";
-    tm_soft_max_pct = 40, 5, 80, "The soft limit is at most this percent of the remaining clock.";
-    tm_hard_factor = 3, 1, 10, "The hard limit is this many soft limits.";
-    tm_hard_max_pct = 60, 10, 90, "The hard limit is at most this percent of the remaining clock.";
-    tm_iteration_pct = 55, 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
-}
-
-/// The tunables that come in a pair per game (`_hdc`, `_haberkorn`),
-/// resolved for one game when a searcher is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameTunables {
-    /// `lost_margin_*`: alpha this far below zero means a mating attack is on.
-    pub lost_margin: i32,
-    /// `lmr_base_*`: the constant part of LMR's reduction, in hundredths.
-    pub lmr_base: i32,
+    aspiration_delta = 30, 30, 5, 200, "Half-width of the first aspiration window at the root, in centipawns.";
+    aspiration_min_depth = 4, 4, 1, 20, "Iterations below this depth search the full window.";
+    rfp_max_depth = 7, 7, 0, 16, "Reverse futility prunes only at this remaining depth or less.";
+    rfp_margin = 90, 90, 20, 400, "Reverse futility margin per ply of depth.";
+    nmp_min_depth = 3, 3, 1, 10, "Null-move pruning needs at least this depth.";
+    nmp_base = 3, 3, 1, 6, "Null-move reduction at any depth.";
+    nmp_depth_div = 4, 4, 2, 10, "One more ply of null-move reduction per this many plies of depth.";
+    nmp_eval_div = 200, 200, 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
+    lost_margin = 2500, 1000, 200, 30000, "A side whose alpha is this far below zero makes no null move and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches): about a queen and a pawn in haberkorn, 2.5 times that in hdc, whose material is worth about 2.5 times as much (a queen 2254 against 812).";
+    nmp_verify_pieces = 2, 2, 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
+    lmp_max_depth = 8, 8, 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
+    lmp_base = 3, 3, 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
+    lmp_share = 0, 0, 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
+    futility_max_depth = 6, 6, 0, 12, "Futility pruning of quiet moves only at this depth or less.";
+    futility_base = 120, 120, 0, 600, "Futility margin at depth 0.";
+    futility_depth = 100, 100, 20, 400, "Futility margin per ply of depth.";
+    see_quiet_depth = 4, 4, 0, 10, "Quiet moves losing more than see_quiet_margin per ply in exchange are pruned at this depth or less.";
+    see_quiet_margin = 60, 60, 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
+    see_capture_depth = 6, 6, 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
+    see_capture_margin = 90, 90, 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
+    lmr_base = 75, 75, 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
+    lmr_divisor = 225, 225, 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
+    lmr_min_depth = 3, 3, 1, 8, "LMR only at this depth or more.";
+    lmr_move_ref = 0, 0, 0, 250, "If non-zero, LMR counts a move's number as if the node had this many moves (3D nodes have 100-250; 0: plain count).";
+    lmr_check_relief = 1, 1, 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
+    threat_flights = 1, 1, 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
+    lmr_history_div = 8192, 8192, 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
+    qs_recaptures_from = 4, 4, 1, 32, "Quiescence plies after which only recaptures are searched.";
+    qs_futility_margin = 200, 200, 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
+    tm_moves_to_go = 50, 50, 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";
+    tm_increment_pct = 75, 75, 0, 100, "Percent of the increment added to the soft limit.";
+    tm_soft_max_pct = 40, 40, 5, 80, "The soft limit is at most this percent of the remaining clock.";
+    tm_hard_factor = 3, 3, 1, 10, "The hard limit is this many soft limits.";
+    tm_hard_max_pct = 60, 60, 10, 90, "The hard limit is at most this percent of the remaining clock.";
+    tm_iteration_pct = 55, 55, 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
 }
 
 impl Tunables {
-    /// The per-game tunables of `kind`.
-    pub fn for_game(&self, kind: VariantKind) -> GameTunables {
-        match kind {
-            VariantKind::Hdc => GameTunables { lost_margin: self.lost_margin_hdc, lmr_base: self.lmr_base_hdc },
-            VariantKind::Haberkorn => {
-                GameTunables { lost_margin: self.lost_margin_haberkorn, lmr_base: self.lmr_base_haberkorn }
-            }
-        }
-    }
-
     /// Sets the tunable `name` to `value` after checking its range.
     pub fn set(&mut self, name: &str, value: i32) -> Result<(), ParamError> {
         let t = TUNABLES.iter().find(|t| t.name == name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
@@ -154,6 +152,61 @@ impl Tunables {
         if let Some(slot) = self.slot(name) {
             *slot = value;
         }
+        Ok(())
+    }
+}
+
+/// One set of tunables per game: the two games differ in branching factor
+/// (hdc about 240 moves a node, haberkorn 60-150) and material scale, so
+/// each is tuned apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameTunables {
+    /// HyperDimension Chess.
+    pub hdc: Tunables,
+    /// Haberkorn's 3D space chess.
+    pub haberkorn: Tunables,
+}
+
+impl Default for GameTunables {
+    fn default() -> GameTunables {
+        GameTunables {
+            hdc: Tunables::defaults(VariantKind::Hdc),
+            haberkorn: Tunables::defaults(VariantKind::Haberkorn),
+        }
+    }
+}
+
+impl GameTunables {
+    /// The tunables of `kind`.
+    pub fn of(&self, kind: VariantKind) -> &Tunables {
+        match kind {
+            VariantKind::Hdc => &self.hdc,
+            VariantKind::Haberkorn => &self.haberkorn,
+        }
+    }
+
+    /// The tunables of `kind`, to change.
+    pub fn of_mut(&mut self, kind: VariantKind) -> &mut Tunables {
+        match kind {
+            VariantKind::Hdc => &mut self.hdc,
+            VariantKind::Haberkorn => &mut self.haberkorn,
+        }
+    }
+
+    /// Sets a tunable by option name: `<name>_hdc` or `<name>_haberkorn`
+    /// sets one game's, a bare `<name>` both; nothing changes on error.
+    pub fn set(&mut self, option: &str, value: i32) -> Result<(), ParamError> {
+        for kind in [VariantKind::Hdc, VariantKind::Haberkorn] {
+            if let Some(name) = option.strip_suffix(&format!("_{kind}"))
+                && TUNABLES.iter().any(|t| t.name == name)
+            {
+                return self.of_mut(kind).set(name, value);
+            }
+        }
+        let mut both = *self;
+        both.hdc.set(option, value)?;
+        both.haberkorn.set(option, value)?;
+        *self = both;
         Ok(())
     }
 }
@@ -235,8 +288,8 @@ impl Default for Switches {
 pub struct SearchParams {
     /// Which techniques are on.
     pub switches: Switches,
-    /// The numbers they use.
-    pub tunables: Tunables,
+    /// The numbers they use, per game.
+    pub tunables: GameTunables,
 }
 
 #[cfg(test)]
@@ -245,18 +298,21 @@ mod tests {
 
     #[test]
     fn every_default_lies_in_its_range_and_names_are_unique() {
-        let d = Tunables::default();
-        for (i, t) in TUNABLES.iter().enumerate() {
-            assert!(t.min <= t.default && t.default <= t.max, "{}", t.name);
-            assert_eq!(d.get(t.name), Some(t.default));
-            assert!(!t.reason.is_empty());
-            assert!(TUNABLES[..i].iter().all(|u| u.name != t.name));
+        for kind in [VariantKind::Hdc, VariantKind::Haberkorn] {
+            let d = Tunables::defaults(kind);
+            for (i, t) in TUNABLES.iter().enumerate() {
+                let v = t.default_for(kind);
+                assert!(t.min <= v && v <= t.max, "{}", t.name);
+                assert_eq!(d.get(t.name), Some(v));
+                assert!(!t.reason.is_empty());
+                assert!(TUNABLES[..i].iter().all(|u| u.name != t.name));
+            }
         }
     }
 
     #[test]
     fn set_checks_name_and_range() {
-        let mut p = Tunables::default();
+        let mut p = Tunables::defaults(VariantKind::Hdc);
         p.set("rfp_margin", 150).unwrap();
         assert_eq!(p.rfp_margin, 150);
         assert!(matches!(p.set("rfp_margin", 5000), Err(ParamError::OutOfRange { .. })));
@@ -265,5 +321,22 @@ mod tests {
         let mut s = Switches::default();
         assert!(s.turn_off("lmr") && !s.lmr);
         assert!(!s.turn_off("nonsense"));
+    }
+
+    #[test]
+    fn option_names_set_one_game_and_bare_names_both() {
+        let mut g = GameTunables::default();
+        assert_eq!(g.hdc.lost_margin, 2500);
+        assert_eq!(g.haberkorn.lost_margin, 1000);
+        g.set("lost_margin_hdc", 3000).unwrap();
+        assert_eq!((g.hdc.lost_margin, g.haberkorn.lost_margin), (3000, 1000));
+        g.set("rfp_margin", 100).unwrap();
+        assert_eq!((g.hdc.rfp_margin, g.haberkorn.rfp_margin), (100, 100));
+        let before = g;
+        assert!(matches!(g.set("rfp_margin_haberkorn", 1), Err(ParamError::OutOfRange { .. })));
+        assert!(matches!(g.set("rfp_margin_chess", 100), Err(ParamError::Unknown(_))));
+        assert_eq!(g, before);
+        let t = TUNABLES.iter().find(|t| t.name == "lmr_base").unwrap();
+        assert_eq!(t.option_name(VariantKind::Haberkorn), "lmr_base_haberkorn");
     }
 }

@@ -49,7 +49,7 @@ impl Searcher<'_> {
         let tt_move = tte.map_or(Move::NONE, |e| e.best);
         let prev = self.stack[ply - 1].mv;
         self.buf.score(&self.pos, start..end, tt_move, &self.hist, ply, prev);
-        let t = self.shared.params.tunables;
+        let t = self.t;
         let kind = self.pos.variant().kind;
         let (mut best, mut best_move) = (stand_pat, Move::NONE);
         let recaptures_only = qply >= t.qs_recaptures_from as usize && !prev.is_none();

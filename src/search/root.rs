@@ -81,7 +81,7 @@ impl Searcher<'_> {
     /// The root search of one line at `depth` inside a widening aspiration window.
     fn aspiration(&mut self, depth: i32, pv_idx: usize, report: &mut Option<&mut dyn FnMut(Report)>) {
         let prev = self.root_moves[pv_idx].prev_score;
-        let t = self.shared.params.tunables;
+        let t = self.t;
         let mut delta = t.aspiration_delta;
         let (mut alpha, mut beta) =
             if self.shared.params.switches.aspiration && depth >= t.aspiration_min_depth && prev.abs() < MATE_BOUND {
@@ -119,7 +119,7 @@ impl Searcher<'_> {
     /// Searches the root moves from `pv_idx` on (the earlier ones are better lines of MultiPV).
     fn root(&mut self, mut alpha: i32, beta: i32, depth: i32, pv_idx: usize) -> i32 {
         let mut best = -INF;
-        let (sw, t) = (self.shared.params.switches, self.shared.params.tunables);
+        let (sw, t) = (self.shared.params.switches, self.t);
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
             self.stack[0].mv = m;

@@ -14,7 +14,7 @@
 //! whose last move put a piece next to the mover's king when that king has
 //! at most `threat_flights` squares to go to; no late-move pruning or
 //! reduction while the window lies in mate range (a faster mate or a longer
-//! defence is sought); and a side whose alpha is `lost_margin_*` or more
+//! defence is sought); and a side whose alpha is `lost_margin` or more
 //! below zero makes no null move and keeps its checks from exchange
 //! pruning.
 
@@ -102,10 +102,10 @@ impl Searcher<'_> {
         self.stack[ply].eval = eval;
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
-        let t = self.shared.params.tunables;
+        let t = self.t;
         // A side this far behind faces a mating attack: a null-move cutoff
         // cannot see the mate, and its checks are all it has.
-        let far_behind = alpha <= -self.game.lost_margin;
+        let far_behind = alpha <= -t.lost_margin;
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             if sw.reverse_futility
                 && depth <= t.rfp_max_depth
@@ -261,7 +261,7 @@ impl Searcher<'_> {
         let prev = self.stack[ply - 1].mv;
         !prev.is_none()
             && self.pos.attacks_king_zone(prev.to())
-            && self.pos.king_flights(self.pos.side_to_move()) <= self.shared.params.tunables.threat_flights as u32
+            && self.pos.king_flights(self.pos.side_to_move()) <= self.t.threat_flights as u32
     }
 
     /// Whether `m` gives check without losing material in exchange: such
@@ -284,7 +284,7 @@ impl Searcher<'_> {
     /// off if even that holds beta. With few pieces left (zugzwang is
     /// plausible) a cutoff is verified by a reduced search without null moves.
     fn null_move(&mut self, beta: i32, eval: i32, depth: i32, ply: usize) -> Option<i32> {
-        let t = self.shared.params.tunables;
+        let t = self.t;
         let r = t.nmp_base + depth / t.nmp_depth_div + ((eval - beta) / t.nmp_eval_div).min(2);
         self.stack[ply].mv = Move::NONE;
         let undo = self.pos.make_null();

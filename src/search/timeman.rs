@@ -14,6 +14,8 @@
 use super::limits::Limits;
 use super::params::Tunables;
 use crate::core::Color;
+#[cfg(test)]
+use crate::core::VariantKind;
 use std::time::{Duration, Instant};
 
 /// The time budget of one search.
@@ -33,10 +35,11 @@ impl TimeManager {
         TimeManager::starting_at(limits, side, move_overhead, Instant::now())
     }
 
-    /// The budget for `limits`, counted from `start`, with the default tunables.
+    /// The budget for `limits`, counted from `start`, with the default tunables
+    /// (those of hdc; the time numbers start equal in both games).
     #[cfg(test)]
     pub fn starting_at(limits: &Limits, side: Color, move_overhead: Duration, start: Instant) -> TimeManager {
-        TimeManager::with_tunables(limits, side, move_overhead, start, &Tunables::default())
+        TimeManager::with_tunables(limits, side, move_overhead, start, &Tunables::defaults(VariantKind::Hdc))
     }
 
     /// The budget for `limits`, counted from `start`, with the time numbers of `t`.

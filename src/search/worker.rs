@@ -7,7 +7,7 @@
 use super::history::History;
 use super::limits::Limits;
 use super::movepick::MoveBuffer;
-use super::params::{GameTunables, SearchParams};
+use super::params::{SearchParams, Tunables};
 use super::report::Bound;
 use super::score::{INF, MAX_PLY};
 use super::signals::Signals;
@@ -118,7 +118,7 @@ pub struct Searcher<'a> {
     pub(super) stack: [Frame; MAX_PLY + 2],
     pub(super) lmr: Box<[[u8; 64]; 64]>,
     /// The tunables of this position's game.
-    pub(super) game: GameTunables,
+    pub(super) t: Tunables,
     /// Null-move pruning is off above this ply (inside a verification search).
     pub(super) nmp_min_ply: usize,
     /// The root moves, best first after each iteration.
@@ -130,9 +130,8 @@ pub struct Searcher<'a> {
 impl<'a> Searcher<'a> {
     /// Thread `id` (0 = main) searching `pos` over `root_moves`.
     pub fn new(id: usize, shared: &'a Shared<'a>, pos: Position, root_moves: Vec<RootMove>) -> Searcher<'a> {
-        let t = &shared.params.tunables;
-        let game = t.for_game(pos.variant().kind);
-        let lmr = lmr_table(game.lmr_base, t.lmr_divisor);
+        let t = *shared.params.tunables.of(pos.variant().kind);
+        let lmr = lmr_table(t.lmr_base, t.lmr_divisor);
         let eval = SearchEval::new(&shared.networks, &pos);
         Searcher {
             id,
@@ -148,7 +147,7 @@ impl<'a> Searcher<'a> {
             stack: [Frame::default(); MAX_PLY + 2],
             nmp_min_ply: 0,
             lmr,
-            game,
+            t,
             root_moves,
             completed_depth: 0,
         }

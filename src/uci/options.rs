@@ -339,13 +339,16 @@ pub fn tune_configs() -> Vec<UciOptionConfig> {
     if !cfg!(feature = "tune") {
         return Vec::new();
     }
-    crate::search::params::TUNABLES
+    let games = [VariantKind::Hdc, VariantKind::Haberkorn];
+    games
         .iter()
-        .map(|t| UciOptionConfig::Spin {
-            name: t.name.to_string(),
-            default: Some(t.default as i64),
-            min: Some(t.min as i64),
-            max: Some(t.max as i64),
+        .flat_map(|&kind| {
+            crate::search::params::TUNABLES.iter().map(move |t| UciOptionConfig::Spin {
+                name: t.option_name(kind),
+                default: Some(t.default_for(kind) as i64),
+                min: Some(t.min as i64),
+                max: Some(t.max as i64),
+            })
         })
         .collect()
 }
@@ -442,15 +445,22 @@ impl Options {
         if !cfg!(feature = "tune") {
             return Err(unknown());
         }
-        let t =
-            crate::search::params::TUNABLES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(unknown)?;
+        let games = [VariantKind::Hdc, VariantKind::Haberkorn];
+        let (t, kind) = games
+            .iter()
+            .find_map(|&kind| {
+                let stem = name.to_ascii_lowercase();
+                let stem = stem.strip_suffix(&format!("_{kind}"))?.to_string();
+                crate::search::params::TUNABLES.iter().find(|t| t.name == stem).map(|t| (t, kind))
+            })
+            .ok_or_else(unknown)?;
         let v = value.map(str::trim).filter(|v| !v.is_empty()).ok_or(OptionError::MissingValue(t.name))?;
         let n: i64 = v.parse().map_err(|_| OptionError::NotAnInteger { name: t.name, value: v.to_string() })?;
         let (min, max) = (t.min as i64, t.max as i64);
         if !(min..=max).contains(&n) {
             return Err(OptionError::OutOfRange { name: t.name, value: n, min, max });
         }
-        self.params.tunables.set(t.name, n as i32).map_err(|_| unknown())?;
+        self.params.tunables.of_mut(kind).set(t.name, n as i32).map_err(|_| unknown())?;
         Ok(Effect::Settings)
     }
 
@@ -557,15 +567,17 @@ mod tests {
     #[test]
     fn search_tunables_are_options_only_in_tune_builds() {
         let mut o = Options::default();
-        let r = o.set("rfp_margin", Some("150"));
+        let r = o.set("rfp_margin_haberkorn", Some("150"));
         if cfg!(feature = "tune") {
             assert_eq!(r, Ok(Effect::Settings));
-            assert_eq!(o.params().tunables.rfp_margin, 150);
-            assert!(matches!(o.set("rfp_margin", Some("99999")), Err(OptionError::OutOfRange { .. })));
-            assert_eq!(o.params().tunables.rfp_margin, 150);
-            assert_eq!(tune_configs().len(), crate::search::params::TUNABLES.len());
+            assert_eq!(o.params().tunables.haberkorn.rfp_margin, 150);
+            assert_eq!(o.params().tunables.hdc.rfp_margin, 90);
+            assert!(matches!(o.set("rfp_margin_haberkorn", Some("99999")), Err(OptionError::OutOfRange { .. })));
+            assert!(matches!(o.set("rfp_margin", Some("100")), Err(OptionError::Unknown(_))));
+            assert_eq!(o.params().tunables.haberkorn.rfp_margin, 150);
+            assert_eq!(tune_configs().len(), 2 * crate::search::params::TUNABLES.len());
         } else {
-            assert_eq!(r, Err(OptionError::Unknown("rfp_margin".into())));
+            assert_eq!(r, Err(OptionError::Unknown("rfp_margin_haberkorn".into())));
             assert_eq!(o.params(), SearchParams::default());
             assert!(tune_configs().is_empty());
         }
