@@ -7,11 +7,21 @@
 //! the blind spots of the engine under test) and then proved by brute force:
 //! a mate in N and no mate in N - 1, with every key move listed.
 //!
+//! With `--kind lopsided` the setups are crowded, one-sided positions of
+//! real play instead: from the start position (haberkorn with random setup
+//! layers on 3 to 8 layers) one side searches (1,500 nodes a move) and the
+//! other moves at random, and each position where the searching side is to
+//! move, leads by `--lead` or more in material and still has most of its
+//! army is tried for a mate in 2 or 3 (mates in 1 are skipped): the class of
+//! mates a winning side overlooks when it plays "a winning but slower move".
+//!
 //! `cargo run --release --example mates -- --per-length 14 --seed 1 > tests/data/mates.txt`
+//! `cargo run --release --example mates -- --kind lopsided --per-length 28 --seed 11 > lopsided.txt`
 
 use clap::Parser;
 use cubist::core::tactics::{MateCase, mate_within};
-use cubist::core::{Color, Position, Variant};
+use cubist::core::{Color, Move, PieceKind, Position, Variant};
+use cubist::eval::values::baseline_value;
 use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -31,6 +41,12 @@ struct Args {
     /// Only this game (`hdc` or `haberkorn`).
     #[arg(long)]
     variant: Option<String>,
+    /// `sparse` (a few pieces around a king) or `lopsided` (crowded, one side far ahead).
+    #[arg(long, default_value = "sparse", value_parser = ["sparse", "lopsided"])]
+    kind: String,
+    /// Lopsided: the least material lead (baseline values, centipawns) of the side to move.
+    #[arg(long, default_value_t = 1500)]
+    lead: i32,
 }
 
 /// Puts `piece` on a random empty square: in a corner if `corner`, else
@@ -120,13 +136,74 @@ fn random_position(rng: &mut StdRng, variant: Variant) -> Option<Position> {
     (!pos.legal_moves().is_empty()).then_some(pos)
 }
 
+/// The material of `color` by the greedy baseline's values.
+fn material(pos: &Position, color: Color) -> i32 {
+    PieceKind::ALL.iter().map(|&k| baseline_value(k) * pos.pieces(color, k).count() as i32).sum()
+}
+
+/// The best move of a 1,500-node search of `pos` (`None` when there is none).
+fn searched_move(engine: &mut Engine, pos: &Position) -> Option<Move> {
+    let (tx, rx) = mpsc::channel();
+    engine.go(pos, Limits { nodes: Some(1500), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    rx.try_iter().find_map(|r| match r {
+        Report::BestMove { best, .. } => best,
+        _ => None,
+    })
+}
+
+/// A mate in 2 or 3 met in a lopsided game from setup number `i` of `game`:
+/// the searching side (random colour) plays against random moves, and each
+/// of its turns with a lead of `lead` or more and at least three quarters of
+/// its army left is tried (reproducible from the seed).
+fn attempt_lopsided(game: &str, seed: u64, i: u64, lead: i32) -> Option<MateCase> {
+    let mut rng = StdRng::seed_from_u64(seed.wrapping_mul(1_000_003).wrapping_add(i) ^ 0x5eed_1095);
+    let variant = if game == "hdc" {
+        Variant::hdc()
+    } else {
+        let layers = rng.random_range(3..=8u8);
+        Variant::haberkorn_with(layers, rng.random_range(1..=layers), rng.random_range(1..=layers), false, false)
+            .ok()?
+    };
+    let mut pos = Position::start(variant);
+    let strong = if rng.random_bool(0.5) { Color::White } else { Color::Black };
+    let army = pos.color_pieces(strong).count();
+    let mut engine = Engine::new(Settings { hash_mb: 4, ..Settings::default() });
+    for _ in 0..300 {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.halfmove_clock() >= 100 {
+            return None;
+        }
+        let m = if pos.side_to_move() == strong {
+            if material(&pos, strong) - material(&pos, !strong) >= lead
+                && 4 * pos.color_pieces(strong).count() >= 3 * army
+            {
+                let mut nodes = 0;
+                if !mate_within(&mut pos, 1, &mut nodes) {
+                    if mate_within(&mut pos, 2, &mut nodes) {
+                        return MateCase::prove(&pos, 2);
+                    }
+                    if screen(&pos) == Some(3) {
+                        return MateCase::prove(&pos, 3);
+                    }
+                }
+            }
+            searched_move(&mut engine, &pos)?
+        } else {
+            *moves.choose(&mut rng)?
+        };
+        pos.make(m);
+    }
+    None
+}
+
 /// The full-width search's verdict at depth 5: the mate length it finds, if any
 /// (only mates in 3 get this far).
 fn screen(pos: &Position) -> Option<u32> {
     let mut engine = Engine::new(Settings { hash_mb: 4, ..Settings::default() });
     engine.set_params(SearchParams { switches: Switches::FULL_WIDTH, ..SearchParams::default() });
     let (tx, rx) = mpsc::channel();
-    let limits = Limits { depth: Some(5), nodes: Some(400_000), ..Limits::default() };
+    let limits = Limits { depth: Some(5), nodes: Some(1_000_000), ..Limits::default() };
     engine.go(pos, limits, Box::new(move |r| drop(tx.send(r))));
     engine.wait();
     let mut last = None;
@@ -163,22 +240,31 @@ fn attempt(game: &str, seed: u64, i: u64) -> Option<MateCase> {
 fn main() {
     let args = Args::parse();
     println!("# Forced mates proved by brute force (cubist::core::tactics); made by");
-    println!("# cargo run --release --example mates -- --per-length {} --seed {}", args.per_length, args.seed);
+    let kind = if args.kind == "lopsided" { format!(" --kind lopsided --lead {}", args.lead) } else { String::new() };
+    println!("# cargo run --release --example mates --{kind} --per-length {} --seed {}", args.per_length, args.seed);
     println!("# variant ; mate in N ; proof nodes ; key moves ; 3D-FEN");
     let games: Vec<&str> = match args.variant.as_deref() {
         Some(v) => vec![v],
         None => vec!["hdc", "haberkorn"],
     };
     for game in games {
+        let lopsided = args.kind == "lopsided";
+        // Lopsided sets hold mates in 2 and 3 only.
+        let wanted = |n: usize| if lopsided && n == 0 { 0 } else { args.per_length };
         let mut found: [Vec<MateCase>; 3] = Default::default();
         let mut next = 0u64;
-        while found.iter().any(|f| f.len() < args.per_length) {
-            let batch: Vec<MateCase> =
-                (next..next + 64).into_par_iter().filter_map(|i| attempt(game, args.seed, i)).collect();
-            next += 64;
+        let step = if lopsided { 8 } else { 64 };
+        while found.iter().enumerate().any(|(n, f)| f.len() < wanted(n)) {
+            let batch: Vec<MateCase> = (next..next + step)
+                .into_par_iter()
+                .filter_map(|i| {
+                    if lopsided { attempt_lopsided(game, args.seed, i, args.lead) } else { attempt(game, args.seed, i) }
+                })
+                .collect();
+            next += step;
             for case in batch {
                 let bucket = &mut found[case.moves as usize - 1];
-                if bucket.len() < args.per_length {
+                if bucket.len() < wanted(case.moves as usize - 1) {
                     bucket.push(case);
                 }
             }
