@@ -4,6 +4,8 @@
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
+use cubist::arena::config::{ConfigError, DrawRule, ResignRule};
+use cubist::arena::game::Adjudication;
 use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
 use cubist::learn::data::Format;
 use cubist::learn::datagen::Games;
@@ -97,15 +99,9 @@ pub struct SpsaCli {
     /// Seed of the perturbations, openings and random plies.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Resign adjudication: movecount=<n> score=<cp>.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    pub resign: Option<Vec<String>>,
-    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    pub draw: Option<Vec<String>>,
-    /// Draw a game after this many full moves.
-    #[arg(long)]
-    pub maxmoves: Option<u32>,
+    /// Resign, draw and max-moves adjudication.
+    #[command(flatten)]
+    pub adjudication: AdjudicationArgs,
 }
 
 /// `cubist train`: fits an evaluation network to self-play data.
@@ -266,6 +262,31 @@ pub struct BenchCli {
     pub args: Vec<String>,
 }
 
+/// Resign, draw and max-moves adjudication (`match` and `spsa`).
+#[derive(Args, Clone)]
+pub struct AdjudicationArgs {
+    /// Resign adjudication: movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub resign: Option<Vec<String>>,
+    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub draw: Option<Vec<String>>,
+    /// Draw a game after this many full moves.
+    #[arg(long)]
+    pub maxmoves: Option<u32>,
+}
+
+impl AdjudicationArgs {
+    /// The adjudication these options ask for.
+    pub fn adjudication(&self) -> Result<Adjudication, ConfigError> {
+        Ok(Adjudication {
+            resign: self.resign.as_deref().map(ResignRule::parse).transpose()?,
+            draw: self.draw.as_deref().map(DrawRule::parse).transpose()?,
+            maxmoves: self.maxmoves,
+        })
+    }
+}
+
 /// Which variant to play and its haberkorn options.
 #[derive(Args, Clone)]
 pub struct VariantArgs {
@@ -415,15 +436,9 @@ pub struct MatchArgs {
     /// fastchess's switch to restart crashed engines: always done here, accepted for its command lines.
     #[arg(long)]
     pub recover: bool,
-    /// Resign adjudication: movecount=<n> score=<cp>.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    pub resign: Option<Vec<String>>,
-    /// Draw adjudication: movenumber=<n> movecount=<n> score=<cp>.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    pub draw: Option<Vec<String>>,
-    /// Draw a game after this many full moves.
-    #[arg(long)]
-    pub maxmoves: Option<u32>,
+    /// Resign, draw and max-moves adjudication.
+    #[command(flatten)]
+    pub adjudication: AdjudicationArgs,
     /// SPRT: elo0=<e> elo1=<e> alpha=<a> beta=<b> [model=normalized|logistic] [minpairs=<n>].
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub sprt: Option<Vec<String>>,

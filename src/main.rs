@@ -6,10 +6,8 @@ mod cli;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use cli::{Cli, Command, MatchArgs, MergeArgs, PerftArgs};
 use cubist::arena::config::{
-    DrawRule, EngineSpec, OpeningsSpec, OutputFormat, ResignRule, parse_log, parse_output, parse_pgnout, parse_report,
-    parse_sprt,
+    EngineSpec, OpeningsSpec, OutputFormat, parse_log, parse_output, parse_pgnout, parse_report, parse_sprt,
 };
-use cubist::arena::game::Adjudication;
 use cubist::arena::merge::{merge_records, merge_results, write_records, write_summary};
 use cubist::arena::shard::Shard;
 use cubist::arena::{ArenaError, Expected, MatchConfig, resume_match, run_match_until};
@@ -91,11 +89,7 @@ fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, S
         games: args.games,
         concurrency: args.concurrency,
         seed,
-        adjudication: Adjudication {
-            resign: args.resign.as_deref().map(ResignRule::parse).transpose().map_err(e)?,
-            draw: args.draw.as_deref().map(DrawRule::parse).transpose().map_err(e)?,
-            maxmoves: args.maxmoves,
-        },
+        adjudication: args.adjudication.adjudication().map_err(e)?,
         sprt: args.sprt.as_deref().map(parse_sprt).transpose().map_err(e)?,
         pgnout: args.pgnout.as_deref().map(parse_pgnout).transpose().map_err(e)?,
         results_json: args.results_json.clone(),
@@ -174,11 +168,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
         pairs: args.pairs,
         random_plies: args.random_plies,
         constellations: args.constellations,
-        adjudication: Adjudication {
-            resign: args.resign.as_deref().map(ResignRule::parse).transpose().map_err(e)?,
-            draw: args.draw.as_deref().map(DrawRule::parse).transpose().map_err(e)?,
-            maxmoves: args.maxmoves,
-        },
+        adjudication: args.adjudication.adjudication().map_err(e)?,
         seed: args.seed,
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

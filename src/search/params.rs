@@ -41,6 +41,14 @@ impl Tunable {
     pub fn option_name(&self, kind: VariantKind) -> String {
         format!("{}_{kind}", self.name)
     }
+
+    /// The tunable and game an option name (`<name>_hdc`, `<name>_haberkorn`) stands for.
+    pub fn by_option(option: &str) -> Option<(&'static Tunable, VariantKind)> {
+        VariantKind::ALL.into_iter().find_map(|kind| {
+            let name = option.strip_suffix(kind.name())?.strip_suffix('_')?;
+            TUNABLES.iter().find(|t| t.name == name).map(|t| (t, kind))
+        })
+    }
 }
 
 /// A tunable set by name to a value it cannot take.
@@ -196,12 +204,8 @@ impl GameTunables {
     /// Sets a tunable by option name: `<name>_hdc` or `<name>_haberkorn`
     /// sets one game's, a bare `<name>` both; nothing changes on error.
     pub fn set(&mut self, option: &str, value: i32) -> Result<(), ParamError> {
-        for kind in [VariantKind::Hdc, VariantKind::Haberkorn] {
-            if let Some(name) = option.strip_suffix(&format!("_{kind}"))
-                && TUNABLES.iter().any(|t| t.name == name)
-            {
-                return self.of_mut(kind).set(name, value);
-            }
+        if let Some((t, kind)) = Tunable::by_option(option) {
+            return self.of_mut(kind).set(t.name, value);
         }
         let mut both = *self;
         both.hdc.set(option, value)?;
@@ -298,7 +302,7 @@ mod tests {
 
     #[test]
     fn every_default_lies_in_its_range_and_names_are_unique() {
-        for kind in [VariantKind::Hdc, VariantKind::Haberkorn] {
+        for kind in VariantKind::ALL {
             let d = Tunables::defaults(kind);
             for (i, t) in TUNABLES.iter().enumerate() {
                 let v = t.default_for(kind);

@@ -11,7 +11,7 @@ use crate::core::variant::VariantError;
 use crate::core::{Variant, VariantKind};
 use crate::eval::Networks;
 use crate::eval::nnue::Network;
-use crate::search::{EngineError, SearchParams, Settings, Strategy, skill};
+use crate::search::{EngineError, SearchParams, Settings, Strategy, Tunable, skill};
 use std::sync::Arc;
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
@@ -339,10 +339,9 @@ pub fn tune_configs() -> Vec<UciOptionConfig> {
     if !cfg!(feature = "tune") {
         return Vec::new();
     }
-    let games = [VariantKind::Hdc, VariantKind::Haberkorn];
-    games
-        .iter()
-        .flat_map(|&kind| {
+    VariantKind::ALL
+        .into_iter()
+        .flat_map(|kind| {
             crate::search::params::TUNABLES.iter().map(move |t| UciOptionConfig::Spin {
                 name: t.option_name(kind),
                 default: Some(t.default_for(kind) as i64),
@@ -445,15 +444,7 @@ impl Options {
         if !cfg!(feature = "tune") {
             return Err(unknown());
         }
-        let games = [VariantKind::Hdc, VariantKind::Haberkorn];
-        let (t, kind) = games
-            .iter()
-            .find_map(|&kind| {
-                let stem = name.to_ascii_lowercase();
-                let stem = stem.strip_suffix(&format!("_{kind}"))?.to_string();
-                crate::search::params::TUNABLES.iter().find(|t| t.name == stem).map(|t| (t, kind))
-            })
-            .ok_or_else(unknown)?;
+        let (t, kind) = Tunable::by_option(&name.to_ascii_lowercase()).ok_or_else(unknown)?;
         let v = value.map(str::trim).filter(|v| !v.is_empty()).ok_or(OptionError::MissingValue(t.name))?;
         let n: i64 = v.parse().map_err(|_| OptionError::NotAnInteger { name: t.name, value: v.to_string() })?;
         let (min, max) = (t.min as i64, t.max as i64);
