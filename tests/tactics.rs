@@ -23,11 +23,21 @@ use std::sync::mpsc;
 const MATES: &str = include_str!("data/mates.txt");
 const LOPSIDED: &str = include_str!("data/lopsided_mates.txt");
 
+/// A haberkorn mate in 3 (line 44 of the held-out lopsided set, seed 12)
+/// whose depth 6 fails high to a mate in 8 found through check extensions.
+const LONG_MATE_FIRST: &str = "haberkorn ; 3 ; 1667964 ; f8-IVd6-II ; 8/8/8/8/2P5/8/8/8|8/8/4b3/8/2nP4/8/8/8|8/8/p7/8/2Kn4/8/3q4/8|4kb2/p1pppppp/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/8|8/8/8/3r4/8/8/8/8|3r4/8/8/8/8/8/8/8 b - - 0 36";
+
 /// The last reported score and the best move of a search to `depth`.
 fn search(case: &MateCase, depth: u32) -> (Option<Score>, Option<String>) {
+    search_within(case, depth, None)
+}
+
+/// The same, stopped after `nodes` nodes if given.
+fn search_within(case: &MateCase, depth: u32, nodes: Option<u64>) -> (Option<Score>, Option<String>) {
     let mut engine = Engine::new(Settings { hash_mb: 8, ..Settings::default() });
     let (tx, rx) = mpsc::channel();
-    engine.go(&case.position, Limits { depth: Some(depth), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    let limits = Limits { depth: Some(depth), nodes, ..Limits::default() };
+    engine.go(&case.position, limits, Box::new(move |r| drop(tx.send(r))));
     engine.wait();
     let (mut score, mut best) = (None, None);
     for r in rx.try_iter() {
@@ -111,4 +121,17 @@ fn the_lopsided_set_holds_crowded_mates_in_2_and_3_of_both_games() {
     let layers: std::collections::BTreeSet<u8> =
         cases.iter().filter(|(_, c)| !c.position.is_hdc()).map(|(_, c)| c.position.variant().layers).collect();
     assert_eq!(layers.len(), 6, "haberkorn on 3 to 8 layers: {layers:?}");
+}
+
+#[test]
+fn a_long_mate_found_early_leaves_later_iterations_selective() {
+    // The mate window (no pruning or reduction by move count) once turned
+    // the re-search after that fail-high full-width: 99 M nodes without
+    // finishing depth 6. Only a mate within reach of the depth opens it now.
+    let case = MateCase::parse(LONG_MATE_FIRST).expect("the case parses");
+    assert_eq!(case.moves, 3);
+    let (score, best) = search_within(&case, 8, Some(20_000_000));
+    let keys: Vec<String> = case.keys.iter().map(|m| m.to_string()).collect();
+    assert_eq!(score, Some(Score::Mate(3)), "best {best:?}, keys {keys:?}");
+    assert!(best.as_ref().is_some_and(|b| keys.contains(b)), "best {best:?}, keys {keys:?}");
 }

@@ -45,6 +45,13 @@ pub fn mate_in(ply: usize) -> i32 {
     MATE - ply as i32
 }
 
+/// Plies from the node at `ply` to the mate that `score` (counted from the
+/// root) proves, given or suffered; `None` for a score that is no mate.
+#[inline]
+pub fn mate_distance(score: i32, ply: usize) -> Option<i32> {
+    is_mate(score).then(|| MATE - score.abs() - ply as i32)
+}
+
 /// Whether a score is a mate score of either sign.
 #[inline]
 pub fn is_mate(score: i32) -> bool {
@@ -95,5 +102,8 @@ mod tests {
         assert_eq!(to_score(mated_in(2)), Score::Mate(-1));
         assert_eq!(to_score(123), Score::Cp(123));
         assert!(is_mate(mated_in(MAX_PLY)) && !is_mate(MATE_BOUND - 1));
+        assert_eq!(mate_distance(mate_in(7), 2), Some(5));
+        assert_eq!(mate_distance(mated_in(6), 1), Some(5));
+        assert_eq!(mate_distance(MATE_BOUND - 1, 0), None);
     }
 }

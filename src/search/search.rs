@@ -14,19 +14,25 @@
 //! whose last move put a piece next to the mover's king when that king has
 //! at most `threat_flights` squares to go to; no late-move pruning or
 //! reduction while the window lies in mate range (a faster mate or a longer
-//! defence is sought); and a side whose alpha is `lost_margin` or more
-//! below zero makes no null move and keeps its checks from exchange
+//! defence is sought) and that mate is within reach of the remaining depth
+//! (a long mate found through check extensions would otherwise turn every
+//! later iteration full-width); and a side whose alpha is `lost_margin` or
+//! more below zero makes no null move and keeps its checks from exchange
 //! pruning.
 
 use super::history::bonus;
 use super::movepick::is_quiet;
-use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mated_in, score_from_tt, score_to_tt};
+use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mate_distance, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
 use super::tt::TtBound;
 use super::worker::Searcher;
 use crate::core::Move;
 use crate::core::checks::CheckSquares;
 use arrayvec::ArrayVec;
+
+/// Plies beyond the remaining depth within which a proven mate still turns
+/// off late-move pruning and reductions (a check extension each way).
+const MATE_REACH_SLACK: i32 = 2;
 
 /// Where the move just made sits: the child's ply, whether its node is a
 /// PV node, and whether it is the node's first move.
@@ -140,7 +146,11 @@ impl Searcher<'_> {
         let move_count = (end - start) as i32;
         // A window in mate range: a mate is proven and a faster one (or a
         // longer defence) is sought; move counts and reductions would hide it.
-        let mate_window = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
+        // Only a mate within reach of this depth: one proven further away
+        // (through check extensions) cannot be shortened by a full-width
+        // search of this depth, which would only explode.
+        let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + MATE_REACH_SLACK);
+        let mate_window = (alpha >= MATE_BOUND && within_reach(alpha)) || (beta <= -MATE_BOUND && within_reach(beta));
         let lmp_count = (t.lmp_base + depth * depth + t.lmp_share * move_count * depth / 100) / (2 - improving as i32);
         let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
         let (mut best, mut best_move) = (-INF, Move::NONE);
