@@ -6,10 +6,10 @@
 //! `tests/data/lopsided_mates.txt` (issue 34) holds 28 mates in 2 and 28 in
 //! 3 per game in crowded positions of real play where the side to move is
 //! far ahead (`examples/mates --kind lopsided --seed 11`): the mates a
-//! winning side overlooks when it plays a winning but slower move. Main
-//! finds 108 of its 112 at depth 2N + 2; the fix waits on its SPRT (branch
-//! `search-v3-rfp-far-behind`, docs/strength.md row 38), so only the set is
-//! checked here.
+//! winning side overlooks when it plays a winning but slower move. All 112
+//! are found at depth 2N + 2 since the side far behind prunes no node by
+//! reverse futility (docs/strength.md row 38; main before it missed hdc's
+//! line 14 and haberkorn's lines 61, 100 and 112).
 //!
 //! Every mate of the file is found; a change that loses one fails here
 //! with the score, best move and key moves it reported. The three mate
@@ -81,29 +81,37 @@ fn the_file_holds_forty_mates_per_game_of_every_length() {
 
 #[test]
 fn every_mate_in_n_is_found_at_depth_2n_plus_2() {
-    let mut failures = Vec::new();
-    for (line, case) in numbered_cases() {
-        let (found, got) = outcome(&case);
-        if !found {
-            failures.push(format!("line {line}: {} -> {got}", case.line()));
-        }
-    }
+    let failures = missed(MATES);
     assert!(failures.is_empty(), "{} mates missed:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Whether `go depth 2N + 2` (depth 2 for a mate in one) reports `mate N` with one of the case's key moves, and what it reported
-/// (for the failure message).
-fn outcome(case: &MateCase) -> (bool, String) {
-    outcome_within(case, None)
+/// The cases of a tactics file that `go depth 2N + 2` does not find, one
+/// report each (line number, case, what was found).
+fn missed(file: &str) -> Vec<String> {
+    numbered(file)
+        .into_iter()
+        .filter_map(|(line, case)| match outcome_within(&case, None) {
+            (true, _) => None,
+            (false, got) => Some(format!("line {line}: {} -> {got}", case.line())),
+        })
+        .collect()
 }
 
-/// The same within a budget of `nodes` nodes if given.
+/// Whether `go depth 2N + 2` (depth 2 for a mate in one), within `nodes`
+/// nodes if given, reports `mate N` with one of the case's key moves, and
+/// what it reported (for the failure message).
 fn outcome_within(case: &MateCase, nodes: Option<u64>) -> (bool, String) {
     let depth = if case.moves == 1 { 2 } else { 2 * case.moves + 2 };
     let (score, best) = search(case, depth, nodes);
     let keys: Vec<String> = case.keys.iter().map(|m| m.to_string()).collect();
     let found = score == Some(Score::Mate(case.moves as i32)) && best.as_ref().is_some_and(|b| keys.contains(b));
     (found, format!("{score:?} {best:?} (keys {keys:?})"))
+}
+
+#[test]
+fn every_lopsided_mate_in_n_is_found_at_depth_2n_plus_2() {
+    let failures = missed(LOPSIDED);
+    assert!(failures.is_empty(), "{} lopsided mates missed:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

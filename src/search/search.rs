@@ -16,9 +16,10 @@
 //! reduction while the window lies in mate range (a faster mate or a longer
 //! defence is sought) and that mate is within reach of the remaining depth
 //! (a long mate found through check extensions would otherwise turn every
-//! later iteration full-width); and a side whose alpha is `lost_margin` or
-//! more below zero makes no null move and keeps its checks from exchange
-//! pruning.
+//! later iteration full-width); a side whose alpha is `lost_margin` or
+//! more below zero makes no null move, prunes no node by reverse futility
+//! (the winning side's quiet key move leaves a reply that a static margin
+//! cannot refute) and keeps its checks from exchange pruning.
 
 use super::history::bonus;
 use super::movepick::is_quiet;
@@ -109,13 +110,15 @@ impl Searcher<'_> {
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let sw = self.shared.params.switches;
         let t = self.t;
-        // A side this far behind faces a mating attack: a null-move cutoff
-        // cannot see the mate, and its checks are all it has.
+        // A side this far behind faces a mating attack: neither a null-move
+        // cutoff nor its static eval can see the mate, and its checks are
+        // all it has.
         let far_behind = alpha <= -t.lost_margin;
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             if sw.reverse_futility
                 && depth <= t.rfp_max_depth
                 && eval - t.rfp_margin * (depth - improving as i32) >= beta
+                && !far_behind
                 && !self.threatened(ply)
             {
                 return eval;
