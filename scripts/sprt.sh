@@ -1,32 +1,73 @@
 #!/usr/bin/env bash
-# SPRT match between two git revisions of Cubist.
+# The test ladder (docs/strength.md, "How we test"): a bounded SPRT of one
+# git revision of Cubist against another, in each game, ending in a decision.
 #
-#   scripts/sprt.sh <rev-new> <rev-base> [tc]
+#   scripts/sprt.sh <rev-new> <rev-base>
 #
-# Builds both revisions in temporary git worktrees (release), then runs
-# `cubist match` (built from the current checkout) with an SPRT of the new
-# revision against the base until a bound is crossed or ROUNDS run out.
+# Builds both revisions in temporary git worktrees (release), then plays
+# `cubist match` (built from this checkout) of new against base, one game
+# type after the other, each until its SPRT crosses a bound or its game
+# budget is spent; then the budget rule decides (accepted when the 95% Elo
+# interval's lower end is above ELO0). Prints each game's table and a
+# `Decision <game>: accepted|rejected (why)` line. Exit status 0 whatever
+# the decision; 1 when a build or a match fails.
 # Settings from the environment (defaults in brackets):
-#   TC [10+0.1] (or the 3rd argument), ELO0 [0], ELO1 [5], ALPHA [0.05],
-#   BETA [0.05], MODEL [normalized], ROUNDS [20000], CONCURRENCY [cores/2, at
-#   least 1], VARIANT [hdc], RANDOM_PLIES [4], OUT [sprt-<new>-<base>], EXTRA
-#   (more `cubist match` arguments, e.g. "--openings file=book.fen").
-# Writes $OUT.pgn and $OUT.json; prints the summary table.
+#   RUNG [1]: 1 = logic, fixed nodes a move (NODES_HDC [5000], NODES_HABERKORN
+#     [10000]); 2 = speed and time, TC [st=0.03] with TIMEMARGIN [100] ms;
+#     confirm = the confirmation rung, st=0.1 timemargin=300.
+#   TEST [gainer]: gainer = ELO0 0 ELO1 10; nonreg = ELO0 -10 ELO1 0 (ELO0,
+#     ELO1 override either); ALPHA [0.05], BETA [0.05], normalized Elo.
+#   BUDGET [6000]: games per game type before the budget rule decides.
+#   VARIANTS [hdc haberkorn]: the game types, in this order.
+#   BOOK [builtin]: the opening book (`builtin` = books/<game>.fen, built in;
+#     a file; or `none`: the start position and RANDOM_PLIES [4]).
+#   CONCURRENCY [cores]: games at a time (each engine uses one thread).
+#   SEED [1], OUT [sprt-<new>-<base>] (writes $OUT-<game>.pgn/.json),
+#   EXTRA (more `cubist match` arguments, word-split).
+#   NEW_BIN, BASE_BIN: play these engine binaries instead of building the
+#     revisions (the arguments then only name them); CUBIST: the runner.
+#   NEW_OPTIONS, BASE_OPTIONS: more `--engine` keys of one side (word-split),
+#     e.g. "option.EvalFile=none", or a tuned set on a `tune` build.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
-NEW=$1 BASE=$2 TC=${3:-${TC:-10+0.1}}
-ROOT=$(git rev-parse --show-toplevel)
-NEW_SHA=$(git -C "$ROOT" rev-parse --short "$NEW^{commit}")
-BASE_SHA=$(git -C "$ROOT" rev-parse --short "$BASE^{commit}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CORES=$(nproc 2>/dev/null || echo 2)
-CONCURRENCY=${CONCURRENCY:-$(( CORES / 2 > 0 ? CORES / 2 : 1 ))}
-OUT=${OUT:-sprt-$NEW_SHA-$BASE_SHA}
-TMP=$(mktemp -d)
+CONCURRENCY=${CONCURRENCY:-$CORES}
+RUNG=${RUNG:-1}
+TEST=${TEST:-gainer}
+BUDGET=${BUDGET:-6000}
+BOOK=${BOOK:-builtin}
+SEED=${SEED:-1}
+case $TEST in
+    gainer) ELO0=${ELO0:-0} ELO1=${ELO1:-10} ;;
+    nonreg) ELO0=${ELO0:--10} ELO1=${ELO1:-0} ;;
+    *) echo "error: TEST must be gainer or nonreg, not '$TEST'" >&2; exit 2 ;;
+esac
+case $BUDGET in
+    '' | *[!0-9]* | 0*) echo "error: BUDGET must be a whole number of games from 2, not '$BUDGET'" >&2; exit 2 ;;
+esac
+ROUNDS=$(( BUDGET / 2 ))
+[ "$ROUNDS" -ge 1 ] || { echo "error: BUDGET must be at least 2 games (one pair)" >&2; exit 2; }
 
+# The limit a move of `game` gets on this rung.
+limit() { # <game>
+    case $RUNG in
+        1) if [ "$1" = hdc ]; then echo "nodes=${NODES_HDC:-5000}"; else echo "nodes=${NODES_HABERKORN:-10000}"; fi ;;
+        2) echo "${TC:-st=0.03} timemargin=${TIMEMARGIN:-100}" ;;
+        confirm) echo "st=0.1 timemargin=300" ;;
+        *) echo "error: RUNG must be 1, 2 or confirm, not '$RUNG'" >&2; return 2 ;;
+    esac
+}
+for game in ${VARIANTS:-hdc haberkorn}; do
+    case $game in hdc | haberkorn) ;; *) echo "error: unknown game '$game' in VARIANTS" >&2; exit 2 ;; esac
+    limit "$game" >/dev/null
+done
+
+TMP=$(mktemp -d)
 cleanup() {
     for side in new base; do
         [ -d "$TMP/$side" ] && git -C "$ROOT" worktree remove --force "$TMP/$side" >/dev/null 2>&1 || true
@@ -47,17 +88,42 @@ build() { # <rev> <dir> <binary>
     cp "$(target_dir "$2")/release/cubist" "$3"
 }
 
-build "$NEW_SHA" "$TMP/new" "$TMP/cubist-new"
-build "$BASE_SHA" "$TMP/base" "$TMP/cubist-base"
-echo "building the match runner from $ROOT" >&2
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
+if [ -n "${NEW_BIN:-}" ] && [ -n "${BASE_BIN:-}" ]; then
+    NEW_NAME=$1 BASE_NAME=$2
+else
+    NEW_NAME=$(git -C "$ROOT" rev-parse --short "$1^{commit}")
+    BASE_NAME=$(git -C "$ROOT" rev-parse --short "$2^{commit}")
+    build "$NEW_NAME" "$TMP/new" "$TMP/cubist-new"
+    build "$BASE_NAME" "$TMP/base" "$TMP/cubist-base"
+    NEW_BIN=$TMP/cubist-new BASE_BIN=$TMP/cubist-base
+fi
+if [ -z "${CUBIST:-}" ]; then
+    echo "building the match runner from $ROOT" >&2
+    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
+    CUBIST=$(target_dir "$ROOT")/release/cubist
+fi
+OUT=${OUT:-sprt-$NEW_NAME-$BASE_NAME}
 
-# shellcheck disable=SC2086
-"$(target_dir "$ROOT")/release/cubist" match \
-    --engine cmd="$TMP/cubist-new" name="new-$NEW_SHA" \
-    --engine cmd="$TMP/cubist-base" name="base-$BASE_SHA" \
-    --each tc="$TC" \
-    --variant "${VARIANT:-hdc}" --random-plies "${RANDOM_PLIES:-4}" \
-    --rounds "${ROUNDS:-20000}" --concurrency "$CONCURRENCY" \
-    --sprt elo0="${ELO0:-0}" elo1="${ELO1:-5}" alpha="${ALPHA:-0.05}" beta="${BETA:-0.05}" model="${MODEL:-normalized}" \
-    --pgnout "$OUT.pgn" --results-json "$OUT.json" ${EXTRA:-}
+decisions=()
+for game in ${VARIANTS:-hdc haberkorn}; do
+    if [ "$BOOK" = none ]; then
+        openings=(--random-plies "${RANDOM_PLIES:-4}")
+    else
+        openings=(--openings "file=$BOOK" order=random --random-plies "${RANDOM_PLIES:-0}")
+    fi
+    echo "== $game: rung $RUNG ($(limit "$game")), SPRT [$ELO0, $ELO1], budget $BUDGET games, book $BOOK" >&2
+    # shellcheck disable=SC2046,SC2086
+    "$CUBIST" match \
+        --engine cmd="$NEW_BIN" name="new-$NEW_NAME" ${NEW_OPTIONS:-} \
+        --engine cmd="$BASE_BIN" name="base-$BASE_NAME" ${BASE_OPTIONS:-} \
+        --each $(limit "$game") \
+        --variant "$game" "${openings[@]}" \
+        --resign movecount=4 score=900 --maxmoves 250 \
+        --rounds "$ROUNDS" --concurrency "$CONCURRENCY" --seed "$SEED" \
+        --sprt elo0="$ELO0" elo1="$ELO1" alpha="${ALPHA:-0.05}" beta="${BETA:-0.05}" \
+        --pgnout "$OUT-$game.pgn" --results-json "$OUT-$game.json" ${EXTRA:-} | tee "$TMP/$game.out"
+    line=$(grep '^Decision: ' "$TMP/$game.out" || true)
+    [ -n "$line" ] || { echo "error: the $game match printed no decision" >&2; exit 1; }
+    decisions+=("Decision $game: ${line#Decision: }")
+done
+printf '%s\n' "${decisions[@]}"

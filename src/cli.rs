@@ -60,6 +60,43 @@ pub enum Command {
     Train(TrainCli),
     /// Tune an engine's numeric UCI options by SPSA on the match runner (see docs/spsa.md).
     Spsa(Box<SpsaCli>),
+    /// Make a book of balanced openings: random plies, kept when a short search scores them near equal.
+    Book(BookCli),
+}
+
+/// `cubist book`: balanced openings for matches and SPSA (see docs/strength.md, "How we test").
+#[derive(Args)]
+pub struct BookCli {
+    /// The book to write (3D-FEN lines under `#` lines with its recipe); `-` for standard output.
+    #[arg(long, short = 'o')]
+    pub out: std::path::PathBuf,
+    /// The game: hdc or haberkorn (every setup-layer pair of its layers).
+    #[arg(long, alias = "game", default_value = "hdc", value_parser = game_parser())]
+    pub variant: VariantKind,
+    /// Haberkorn: layers of the board (3 to 8).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(layer_range()))]
+    pub layers: u8,
+    /// Positions wanted.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub count: u64,
+    /// Random plies from the start position.
+    #[arg(long, default_value_t = 8)]
+    pub plies: u32,
+    /// Depth of the search that judges a candidate.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=30))]
+    pub depth: u32,
+    /// A candidate is kept when that search scores it within ± this many centipawns.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(i32).range(0..=10_000))]
+    pub window: i32,
+    /// The seed every candidate derives from: the same seed makes the same book.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Candidates searched at once (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Give up after this many candidates (the book may then be short).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tries: u64,
 }
 
 /// `cubist spsa`: OpenBench-style SPSA over self-play game pairs.
@@ -90,9 +127,13 @@ pub struct SpsaCli {
     /// Game pairs per iteration (colours reversed within each pair).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub pairs: u32,
-    /// Random plies after the start position.
-    #[arg(long, default_value_t = 4)]
-    pub random_plies: u32,
+    /// The openings: match `--openings` keys (file=, order=, start=); `file=builtin` (the default for
+    /// hdc and 8-layer haberkorn) is the game's built-in balanced book; `none` plays from the start position.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE|none")]
+    pub openings: Option<Vec<String>>,
+    /// Random plies after the opening (default: 0 with a book, 4 without).
+    #[arg(long)]
+    pub random_plies: Option<u32>,
     /// Games played at the same time (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub concurrency: Option<u16>,

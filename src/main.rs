@@ -160,13 +160,25 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
         return Ok(());
     }
     let e = |e: cubist::arena::config::ConfigError| e.to_string();
+    // The built-in book by default where the game has one; `--openings none` plays from the start.
+    let openings = match args.openings.as_deref() {
+        Some([none]) if none == "none" => None,
+        Some(tokens) => Some(OpeningsSpec::parse(tokens).map_err(e)?),
+        None if args.constellations => None,
+        None => cubist::arena::book::builtin(variant.kind, variant.layers)
+            .map(|_| OpeningsSpec::parse(&["file=builtin".to_string()]))
+            .transpose()
+            .map_err(e)?,
+    };
+    let random_plies = args.random_plies.unwrap_or(if openings.is_some() { 0 } else { 4 });
     let config = SpsaConfig {
         engine: EngineSpec::parse(&[], &args.engine).map_err(e)?,
         variant,
         params,
         iterations: args.iterations,
         pairs: args.pairs,
-        random_plies: args.random_plies,
+        openings,
+        random_plies,
         constellations: args.constellations,
         adjudication: args.adjudication.adjudication().map_err(e)?,
         seed: args.seed,
@@ -250,6 +262,47 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
         secs,
         total as f64 / secs.max(1e-9)
     ));
+    Ok(())
+}
+
+fn run_book(args: &cli::BookCli) -> Result<(), String> {
+    use cubist::arena::book::{BookConfig, make, render};
+    let cfg = BookConfig {
+        kind: args.variant,
+        layers: if args.variant == VariantKind::Haberkorn { args.layers } else { 8 },
+        count: args.count as usize,
+        plies: args.plies,
+        depth: args.depth,
+        window: args.window,
+        seed: args.seed,
+        threads: args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from),
+        max_tries: args.max_tries,
+    };
+    let started = std::time::Instant::now();
+    let book = make(&cfg, std::io::IsTerminal::is_terminal(&std::io::stderr()))?;
+    let text = render(&cfg, &book);
+    if args.out.as_os_str() == "-" {
+        print!("{text}");
+    } else {
+        cubist::files::write_atomically(&args.out, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    }
+    note(&format!(
+        "{} positions of {} candidates ({} unbalanced, {} repeats) in {:.1} s",
+        book.fens.len(),
+        book.tried,
+        book.unbalanced,
+        book.duplicates,
+        started.elapsed().as_secs_f64()
+    ));
+    if book.fens.len() < cfg.count {
+        return Err(format!(
+            "only {} of {} positions within --max-tries {}",
+            book.fens.len(),
+            cfg.count,
+            cfg.max_tries
+        ));
+    }
     Ok(())
 }
 
@@ -684,6 +737,7 @@ fn main() -> ExitCode {
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();
             run_spsa_command(args)
         }
+        Some(Command::Book(args)) => run_book(args),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

@@ -46,6 +46,36 @@ fn state(dir: &Path) -> Value {
 }
 
 #[test]
+fn openings_none_plays_random_plies_from_the_start_and_a_book_is_checked() {
+    /// The tiny run with one iteration, no `--random-plies`, and `extra`.
+    fn args_with(dir: &Path, extra: &[&str]) -> Vec<String> {
+        let mut args = run_args(dir, 5);
+        let i = args.iter().position(|a| a == "--iterations").unwrap();
+        args[i + 1] = "1".into();
+        let r = args.iter().position(|a| a == "--random-plies").unwrap();
+        args.drain(r..r + 2);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+    for (name, extra) in [("none", &["--openings", "none"][..]), ("five", &["--variant", "haberkorn", "--layers", "5"])]
+    {
+        let dir = scratch(name);
+        let out = cubist(&args_with(&dir, extra));
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let s = state(&dir);
+        assert_eq!(s["config"]["openings"], Value::Null, "{name}: no book");
+        assert_eq!(s["config"]["random_plies"], 4, "{name}: 4 random plies without a book");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let dir = scratch("builtin-5");
+    let out = cubist(&args_with(&dir, &["--variant", "haberkorn", "--layers", "5", "--openings", "file=builtin"]));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no built-in book for haberkorn on 5 layers"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn two_processes_share_one_run_and_a_finished_run_plays_nothing_more() {
     let dir = scratch("shared");
     let args = run_args(&dir, 3);
@@ -59,6 +89,8 @@ fn two_processes_share_one_run_and_a_finished_run_plays_nothing_more() {
     let s = state(&dir);
     assert_eq!(s["done"], 4);
     assert_eq!(s["claimed"], 4);
+    assert_eq!(s["config"]["openings"]["file"], "builtin", "the built-in book by default");
+    assert_eq!(s["config"]["random_plies"], 2);
     assert_eq!(s["returned"].as_array().unwrap().len(), 0);
     let games = s["wins"].as_u64().unwrap() + s["draws"].as_u64().unwrap() + s["losses"].as_u64().unwrap();
     assert_eq!(games, 8, "one game pair per iteration");

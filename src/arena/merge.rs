@@ -268,7 +268,9 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
             checked.min_pairs = s.min_pairs;
             let t = tallies.first().copied().unwrap_or_default();
             let pairs = if identity.repeat { t.pairs() } else { t.games() / 2 };
-            Some(SprtSummary::new(&checked, &t, pairs))
+            // The budget is spent once every shard of the match played all its games.
+            let whole = shards.indices.len() as u64 == u64::from(shards.count);
+            Some(SprtSummary::new(&checked, &t, pairs, whole && games >= scheduled))
         }
         None => None,
     };
@@ -548,7 +550,7 @@ mod tests {
             standings.sort_by(|x, y| y.points.total_cmp(&x.points));
             let sprt = identity.sprt.map(|s| {
                 let t = tallies[0];
-                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 })
+                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 }, true)
             });
             MatchSummary {
                 engines: d.names.clone(),

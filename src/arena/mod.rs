@@ -18,6 +18,7 @@
 //! plies depend only on the round, so the N shards together play exactly
 //! the games of the unsharded match; `cubist merge` ([`merge`]) adds them up.
 
+pub mod book;
 pub mod config;
 pub(crate) mod fingerprint;
 pub mod game;
@@ -1094,7 +1095,11 @@ fn summarise(
             .collect(),
         standings,
         terminations: results.terminations.clone(),
-        sprt: cfg.sprt.as_ref().map(|s| SprtSummary::new(s, &results.tallies[0], pairs)),
+        // A shard's games are part of the budget: the merged shards decide.
+        sprt: cfg.sprt.as_ref().map(|s| {
+            let spent = cfg.shard.count() <= 1 && results.finished >= schedule.len();
+            SprtSummary::new(s, &results.tallies[0], pairs, spent)
+        }),
         shards: ShardSet::from(cfg.shard),
         fingerprint: identity.fingerprint(),
         identity,

@@ -2,6 +2,7 @@
 //! variant's start, or (haberkorn) from every white/black setup-layer pair,
 //! optionally followed by random plies.
 
+use super::book::builtin;
 use super::config::{OpeningFormat, OpeningOrder, OpeningsSpec};
 use super::fingerprint::describe_book;
 use crate::core::{GameState, Position, Variant, VariantKind};
@@ -33,6 +34,9 @@ pub enum OpeningError {
     #[error("{0}")]
     Conflict(String),
 }
+
+/// The file name `--openings file=` reads as the game's built-in balanced book.
+pub const BUILTIN: &str = "builtin";
 
 /// The start of one round: the variant (setup layers may vary) and the 3D-FEN.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,7 +110,18 @@ impl OpeningBook {
         let mut fens = Vec::new();
         if let Some(spec) = spec {
             let name = spec.file.display().to_string();
-            let text = std::fs::read_to_string(&spec.file).map_err(|e| OpeningError::Io(name.clone(), e))?;
+            let text = if spec.file.as_os_str() == BUILTIN {
+                builtin(base.kind, base.layers)
+                    .ok_or_else(|| {
+                        OpeningError::Conflict(format!(
+                            "no built-in book for {} on {} layers (hdc and 8-layer haberkorn have one)",
+                            base.kind, base.layers
+                        ))
+                    })?
+                    .to_string()
+            } else {
+                std::fs::read_to_string(&spec.file).map_err(|e| OpeningError::Io(name.clone(), e))?
+            };
             fens = parse_openings(&text, spec.format, base, &name)?;
             if spec.order == OpeningOrder::Random {
                 fens.shuffle(&mut StdRng::seed_from_u64(seed));

@@ -21,7 +21,7 @@
 //! to the `θ` of the moment it finishes. An interrupted process gives its
 //! iteration back (the next claim takes it); a killed one loses it.
 
-use super::config::EngineSpec;
+use super::config::{EngineSpec, OpeningsSpec};
 use super::game::Adjudication;
 use super::{ArenaError, MatchConfig, run_match_until};
 use crate::core::Variant;
@@ -193,7 +193,11 @@ pub struct SpsaConfig {
     pub iterations: u64,
     /// Game pairs per iteration.
     pub pairs: u32,
-    /// Random plies after the start position.
+    /// The opening book (`file=builtin`: the game's built-in balanced book),
+    /// or none: the start position (or constellations) and random plies.
+    #[serde(default)]
+    pub openings: Option<OpeningsSpec>,
+    /// Random plies after the start position (or the book's opening).
     pub random_plies: u32,
     /// Haberkorn: the setup-layer pair of each game pair drawn from all 64.
     pub constellations: bool,
@@ -256,6 +260,7 @@ impl SpsaConfig {
             ("the parameters", self.params != other.params),
             ("--iterations", self.iterations != other.iterations),
             ("--pairs", self.pairs != other.pairs),
+            ("--openings", self.openings != other.openings),
             ("--random-plies", self.random_plies != other.random_plies),
             ("--constellations", self.constellations != other.constellations),
             ("adjudication", self.adjudication != other.adjudication),
@@ -494,6 +499,7 @@ pub fn iteration_match(config: &SpsaConfig, k: u64, sides: &[Vec<f64>; 2], concu
     MatchConfig {
         engines,
         variant: config.variant,
+        openings: config.openings.clone(),
         random_plies: config.random_plies,
         constellations: config.constellations,
         rounds: config.pairs,
@@ -552,6 +558,7 @@ mod tests {
             params,
             iterations: 1000,
             pairs: 1,
+            openings: None,
             random_plies: 4,
             constellations: false,
             adjudication: Adjudication::default(),

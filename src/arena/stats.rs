@@ -236,6 +236,29 @@ impl fmt::Display for SprtDecision {
     }
 }
 
+/// What a test concluded: its SPRT's bound, or at its game budget the
+/// budget rule (see [`Sprt::verdict`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// H1, or at the budget the 95% interval lies above `elo0`: the change is kept.
+    Accepted,
+    /// H0, or at the budget the 95% interval reaches `elo0`: the change is not kept.
+    Rejected,
+    /// Neither bound crossed and the budget not spent: the test goes on.
+    Undecided,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Accepted => "accepted",
+            Verdict::Rejected => "rejected",
+            Verdict::Undecided => "undecided",
+        })
+    }
+}
+
 /// A sequential probability ratio test `elo0 elo1 alpha beta`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sprt {
@@ -295,6 +318,40 @@ impl Sprt {
     /// The decision after `pairs` game pairs: [`SprtDecision::Continue`] before `min_pairs`.
     pub fn decision_after(&self, llr: f64, pairs: u32) -> SprtDecision {
         if pairs < self.min_pairs { SprtDecision::Continue } else { self.decision(llr) }
+    }
+
+    /// The test's verdict and its reason in words. A crossed bound decides
+    /// (H1 accepts, H0 rejects); once the game budget is spent
+    /// (`budget_spent`: every scheduled game played) with neither bound
+    /// crossed, the budget rule decides: accepted when the lower end of the
+    /// 95% Elo interval lies above `elo0` (for a gainer, `elo0` = 0, that
+    /// is a likelihood of superiority of at least 97.5%; for a
+    /// non-regression, `elo0` < 0, no loss of `|elo0|` or more is
+    /// plausible), else rejected. Before that the test is undecided.
+    pub fn verdict(&self, tally: &Tally, pairs: u32, budget_spent: bool) -> (Verdict, String) {
+        let llr = self.llr(tally);
+        let (lower, upper) = self.bounds();
+        match self.decision_after(llr, pairs) {
+            SprtDecision::H1 => (Verdict::Accepted, format!("H1, LLR {llr:.2} ≥ {upper:.2}")),
+            SprtDecision::H0 => (Verdict::Rejected, format!("H0, LLR {llr:.2} ≤ {lower:.2}")),
+            SprtDecision::Continue if budget_spent => {
+                let low = tally.elo() - tally.elo_error();
+                let (verdict, relation) =
+                    if low > self.elo0 { (Verdict::Accepted, "above") } else { (Verdict::Rejected, "not above") };
+                let low = if low.is_finite() { format!("{low:+.1}") } else { "unknown".into() };
+                (
+                    verdict,
+                    format!(
+                        "budget of {} games spent with LLR {llr:.2}: the 95% interval's lower end {low} is {relation} elo0 {}",
+                        tally.games(),
+                        self.elo0
+                    ),
+                )
+            }
+            SprtDecision::Continue => {
+                (Verdict::Undecided, format!("LLR {llr:.2} in ({lower:.2}, {upper:.2}), budget not spent"))
+            }
+        }
     }
 
     /// The decision the LLR alone gives (no minimum of pairs).
@@ -368,6 +425,41 @@ mod tests {
         let n = Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
         assert!(close(n.llr(&t), 0.083_832, 1e-5));
         assert!(close(t.elo_error(), 33.264, 1e-3));
+    }
+
+    #[test]
+    fn a_test_at_its_budget_is_decided_by_the_interval() {
+        let non_regression = Sprt::new(-10.0, 0.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        let gainer = Sprt::new(0.0, 10.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        // 100 pairs, +8.7 ± 23.3 Elo: no bound crossed.
+        let t = Tally { wins: 55, draws: 95, losses: 50, penta: [5, 20, 50, 15, 10] };
+        for s in [&non_regression, &gainer] {
+            assert_eq!(s.decision_after(s.llr(&t), 100), SprtDecision::Continue);
+            assert_eq!(s.verdict(&t, 100, false).0, Verdict::Undecided);
+        }
+        // Lower end −14.6: below −10 and below 0, both rejected at the budget.
+        let (v, why) = non_regression.verdict(&t, 100, true);
+        assert_eq!(v, Verdict::Rejected, "{why}");
+        assert!(why.contains("budget of 200 games spent") && why.contains("not above elo0 -10"), "{why}");
+        assert_eq!(gainer.verdict(&t, 100, true).0, Verdict::Rejected);
+        // Ten times the pairs: +8.7 ± 7.4, lower end +1.3: above both.
+        let big = Tally { wins: 550, draws: 950, losses: 500, penta: [50, 200, 500, 150, 100] };
+        for s in [&non_regression, &gainer] {
+            let (v, why) = s.verdict(&big, 1000, true);
+            if s.decision_after(s.llr(&big), 1000) == SprtDecision::Continue {
+                assert_eq!(v, Verdict::Accepted, "{why}");
+                assert!(why.contains("is above elo0"), "{why}");
+            } else {
+                assert_eq!(v, Verdict::Accepted, "a crossed bound decides: {why}");
+            }
+        }
+        // A crossed bound decides whatever the budget.
+        let ww = Tally { wins: 200, draws: 0, losses: 0, penta: [0, 0, 0, 0, 100] };
+        assert_eq!(gainer.verdict(&ww, 100, false).0, Verdict::Accepted);
+        let ll = Tally { wins: 0, draws: 0, losses: 200, penta: [100, 0, 0, 0, 0] };
+        let (v, why) = non_regression.verdict(&ll, 100, true);
+        assert_eq!(v, Verdict::Rejected);
+        assert!(why.starts_with("H0"), "{why}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! final table and the `--results-json` document.
 
 use super::fingerprint::MatchIdentity;
-use super::stats::{Sprt, SprtDecision, SprtModel, Tally};
+use super::stats::{Sprt, SprtDecision, SprtModel, Tally, Verdict};
 use crate::arena::shard::ShardSet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -75,13 +75,20 @@ pub struct SprtSummary {
     pub min_pairs: u32,
     /// The decision so far.
     pub decision: SprtDecision,
+    /// The test's verdict: the bound crossed, or the budget rule once every
+    /// scheduled game is played ([`Sprt::verdict`]).
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub verdict_reason: String,
 }
 
 impl SprtSummary {
-    /// The SPRT state of a tally after `pairs` game pairs.
-    pub fn new(sprt: &Sprt, tally: &Tally, pairs: u32) -> SprtSummary {
+    /// The SPRT state of a tally after `pairs` game pairs; `budget_spent`
+    /// when every scheduled game was played.
+    pub fn new(sprt: &Sprt, tally: &Tally, pairs: u32, budget_spent: bool) -> SprtSummary {
         let llr = sprt.llr(tally);
         let (lower, upper) = sprt.bounds();
+        let (verdict, verdict_reason) = sprt.verdict(tally, pairs, budget_spent);
         SprtSummary {
             elo0: sprt.elo0,
             elo1: sprt.elo1,
@@ -93,6 +100,8 @@ impl SprtSummary {
             upper,
             min_pairs: sprt.min_pairs,
             decision: sprt.decision_after(llr, pairs),
+            verdict,
+            verdict_reason,
         }
     }
 }
@@ -189,6 +198,7 @@ impl MatchSummary {
                 "\nSPRT ({}) elo0={} elo1={} alpha={} beta={} minpairs={}: LLR {:.2} in [{:.2}, {:.2}]: {}",
                 sp.model, sp.elo0, sp.elo1, sp.alpha, sp.beta, sp.min_pairs, sp.llr, sp.lower, sp.upper, sp.decision
             );
+            let _ = writeln!(s, "Decision: {} ({})", sp.verdict, sp.verdict_reason);
         }
         let ends: Vec<String> = self.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(s, "\n{} of {} games; ends: {}", self.games, self.scheduled, ends.join(", "));
