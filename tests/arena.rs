@@ -7,7 +7,7 @@
 //! pass a real engine through and inject the same faults.
 
 use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
@@ -22,12 +22,12 @@ fn fake() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py").display().to_string()
 }
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cubist-arena-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+mod common;
+use common::Scratch;
+
+/// A fresh scratch directory for one test, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("arena-{name}"))
 }
 
 /// What a finished `cubist match` left behind.

@@ -154,6 +154,8 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     let o = tune(&["--variant", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo"], &data, None);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_file(data);
+    // The checkpoint `tune` saves beside its output.
+    let _ = std::fs::remove_file(rs.with_extension("rs.ckpt"));
     let _ = std::fs::remove_file(rs);
 }
 

@@ -8,17 +8,17 @@
 use cubist::arena::record::{GameRecord, parse_records};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cubist-resume-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+mod common;
+use common::Scratch;
+
+/// A fresh scratch directory for one test, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("resume-{name}"))
 }
 
 fn words(s: &str) -> Vec<String> {

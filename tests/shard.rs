@@ -10,17 +10,17 @@
 
 use cubist::arena::record::{GameRecord, parse_records};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cubist-shard-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+mod common;
+use common::Scratch;
+
+/// A fresh scratch directory for one test, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("shard-{name}"))
 }
 
 fn words(s: &str) -> Vec<String> {
@@ -202,7 +202,6 @@ fn shards_merge_into_exactly_the_unsharded_match() {
     missing.extend(paths(&dir, &["s1.pgn"]));
     refused(missing, "hold 4 games but the merged results count 6");
     assert!(!dir.join("x.pgn").exists(), "nothing is written when merging fails");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -223,7 +222,6 @@ fn a_shard_plays_all_its_games_whatever_its_sprt_says() {
     let (ok, table, stderr) = merge(&paths(&dir, &["s1.json", "s2.json"]));
     assert!(ok, "{stderr}");
     assert!(table.contains("H1 accepted") && table.contains("60 of 60 games"), "{table}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -260,7 +258,6 @@ fn bad_shards_are_clear_errors_and_an_empty_shard_still_merges() {
     play(&dir, "s1", &args, "--shard 1/2");
     let (ok, table, stderr) = merge(&paths(&dir, &["s2.json", "s1.json"]));
     assert!(ok && table.contains("2 of 2 games") && table.contains("shards: all 2"), "{table}{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// GNU parallel, as docs/sharding.md shows it: four local shards, then merge;
@@ -307,5 +304,4 @@ fn gnu_parallel_recipe_and_wave_driver() {
     assert!(shards == 2 || shards == 4, "whole waves only: {merged}");
     assert!(shards == 4 || merged["sprt"]["decision"] != "Continue", "stopped before a decision: {merged}");
     assert_eq!(records(&dir.join("waves/merged.pgn")).len() as u64, merged["games"].as_u64().unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,28 +3,13 @@
 //! does one whose game budget runs out first (decided by the budget rule);
 //! bad settings are refused before anything is built or played.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-/// A fresh scratch directory, removed when dropped (pass or fail).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("cubist-sprt-script-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::Scratch;
 
 /// An executable in `dir` that runs the fake engine with `args`.
 fn fake_engine(dir: &Path, name: &str, args: &str) -> String {
@@ -60,23 +45,23 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn a_test_that_crosses_a_bound_prints_its_decision() {
-    let dir = Scratch::new("bound");
-    let good = fake_engine(&dir.0, "good", "");
-    let bad = fake_engine(&dir.0, "bad", "--garbage-at 1 --every");
-    let out = sprt(&dir.0, &good, &bad, &[("BUDGET", "400")]);
+    let dir = Scratch::new("sprt-script-bound");
+    let good = fake_engine(&dir, "good", "");
+    let bad = fake_engine(&dir, "bad", "--garbage-at 1 --every");
+    let out = sprt(&dir, &good, &bad, &[("BUDGET", "400")]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     let last = stdout.lines().last().unwrap_or_default();
     assert!(last.starts_with("Decision hdc: accepted (H1, LLR"), "{stdout}");
     assert!(stdout.contains("stopped early by the SPRT"), "{stdout}");
-    assert!(dir.0.join("t-hdc.json").exists() && dir.0.join("t-hdc.pgn").exists());
+    assert!(dir.join("t-hdc.json").exists() && dir.join("t-hdc.pgn").exists());
 }
 
 #[test]
 fn a_test_whose_budget_runs_out_is_decided_by_the_budget_rule() {
-    let dir = Scratch::new("budget");
-    let good = fake_engine(&dir.0, "good", "");
-    let out = sprt(&dir.0, &good, &good, &[("BUDGET", "4"), ("TEST", "nonreg")]);
+    let dir = Scratch::new("sprt-script-budget");
+    let good = fake_engine(&dir, "good", "");
+    let out = sprt(&dir, &good, &good, &[("BUDGET", "4"), ("TEST", "nonreg")]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     let last = stdout.lines().last().unwrap_or_default();
@@ -84,15 +69,15 @@ fn a_test_whose_budget_runs_out_is_decided_by_the_budget_rule() {
     assert!(last.contains("budget of 4 games spent"), "{stdout}");
     assert!(last.contains("elo0 -10"), "{stdout}");
     let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.0.join("t-hdc.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("t-hdc.json")).unwrap()).unwrap();
     assert_eq!(results["games"], 4);
     assert!(matches!(results["sprt"]["verdict"].as_str(), Some("accepted" | "rejected")), "{results}");
 }
 
 #[test]
 fn bad_settings_are_refused_before_anything_runs() {
-    let dir = Scratch::new("bad");
-    let good = fake_engine(&dir.0, "good", "");
+    let dir = Scratch::new("sprt-script-bad");
+    let good = fake_engine(&dir, "good", "");
     for (key, value, message) in [
         ("TEST", "maybe", "TEST must be gainer or nonreg"),
         ("BUDGET", "1", "BUDGET must be at least 2"),
@@ -100,9 +85,9 @@ fn bad_settings_are_refused_before_anything_runs() {
         ("RUNG", "7", "RUNG must be 1, 2 or confirm"),
         ("VARIANTS", "chess", "unknown game 'chess'"),
     ] {
-        let out = sprt(&dir.0, &good, &good, &[(key, value)]);
+        let out = sprt(&dir, &good, &good, &[(key, value)]);
         assert_eq!(out.status.code(), Some(2), "{key}={value}");
         assert!(text(&out.stderr).contains(message), "{key}={value}: {}", text(&out.stderr));
-        assert!(!dir.0.join("t-hdc.json").exists(), "{key}={value} played");
+        assert!(!dir.join("t-hdc.json").exists(), "{key}={value} played");
     }
 }

@@ -5,17 +5,17 @@
 //! `--print-params` writes a parameter file the tuner reads back.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cubist-spsa-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+mod common;
+use common::Scratch;
+
+/// A fresh scratch directory for one test, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("spsa-{name}"))
 }
 
 /// The arguments of a tiny run: Cubist at depth 1, two options tuned.
@@ -65,14 +65,12 @@ fn openings_none_plays_random_plies_from_the_start_and_a_book_is_checked() {
         let s = state(&dir);
         assert_eq!(s["config"]["openings"], Value::Null, "{name}: no book");
         assert_eq!(s["config"]["random_plies"], 4, "{name}: 4 random plies without a book");
-        let _ = std::fs::remove_dir_all(&dir);
     }
     let dir = scratch("builtin-5");
     let out = cubist(&args_with(&dir, &["--variant", "haberkorn", "--layers", "5", "--openings", "file=builtin"]));
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no built-in book for haberkorn on 5 layers"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -115,7 +113,6 @@ fn two_processes_share_one_run_and_a_finished_run_plays_nothing_more() {
     let lines = String::from_utf8_lossy(&printed.stdout).into_owned();
     assert!(lines.starts_with("Move Overhead, int, "), "{lines}");
     assert_eq!(lines.lines().count(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -141,7 +138,6 @@ fn other_settings_and_bad_parameter_files_are_refused_and_change_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("outside [0, 5000]"), "{err}");
     assert_eq!(state(&dir), before);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -162,5 +158,4 @@ fn the_default_parameters_print_as_a_file_the_tuner_reads() {
     let params = cubist::arena::spsa::parse_params(&text).unwrap();
     assert_eq!(params.len(), cubist::search::TUNABLES.len());
     assert!(!dir.join("none.json").exists(), "printing creates no run");
-    let _ = std::fs::remove_dir_all(&dir);
 }

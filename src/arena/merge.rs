@@ -550,7 +550,9 @@ mod tests {
             standings.sort_by(|x, y| y.points.total_cmp(&x.points));
             let sprt = identity.sprt.map(|s| {
                 let t = tallies[0];
-                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 }, true)
+                // A file of one shard of several has not spent the match's budget.
+                let whole = shard.count() <= 1;
+                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 }, whole)
             });
             MatchSummary {
                 engines: d.names.clone(),

@@ -442,11 +442,12 @@ mod tests {
         assert_eq!(v, Verdict::Rejected, "{why}");
         assert!(why.contains("budget of 200 games spent") && why.contains("not above elo0 -10"), "{why}");
         assert_eq!(gainer.verdict(&t, 100, true).0, Verdict::Rejected);
-        // Ten times the pairs: +8.7 ± 7.4, lower end +1.3: above both.
-        let big = Tally { wins: 550, draws: 950, losses: 500, penta: [50, 200, 500, 150, 100] };
+        // Twenty times the pairs: +8.7 ± 7.4, lower end +1.3: above both.
+        let big = Tally { wins: 1100, draws: 1900, losses: 1000, penta: [100, 400, 1000, 300, 200] };
+        assert!((big.elo() - big.elo_error() - 1.3).abs() < 0.1, "{} ± {}", big.elo(), big.elo_error());
         for s in [&non_regression, &gainer] {
-            let (v, why) = s.verdict(&big, 1000, true);
-            if s.decision_after(s.llr(&big), 1000) == SprtDecision::Continue {
+            let (v, why) = s.verdict(&big, 2000, true);
+            if s.decision_after(s.llr(&big), 2000) == SprtDecision::Continue {
                 assert_eq!(v, Verdict::Accepted, "{why}");
                 assert!(why.contains("is above elo0"), "{why}");
             } else {
