@@ -1,5 +1,6 @@
-//! The `cubist` binary: the UCI loop by default (or `cubist uci`), the `perft` and `bench` tools, the
-//! `match` runner and `merge` for its shards. The command-line structures live in `cli.rs`.
+//! The `cubist` binary: the UCI loop by default (or `cubist uci`) and the subcommands of `cli.rs`'s
+//! `Command` (perft, match, merge, bench, gui, datagen, tune, convert, train, spsa, book), each parsed
+//! there and run here through the library.
 
 mod cli;
 
