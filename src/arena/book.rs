@@ -1,5 +1,6 @@
 //! Balanced opening books (`cubist book`): random plies from the start
-//! position, each candidate kept when a fixed-depth search scores it within
+//! position ([`play_random_plies`], also the matches' and datagen's random
+//! plies), each candidate kept when a fixed-depth search scores it within
 //! a small window of equality, duplicates dropped.
 //!
 //! Candidate `i` is a pure function of the seed and `i` (its haberkorn
@@ -12,11 +13,11 @@
 //! built in ([`builtin`]): `books/hdc.fen` and `books/haberkorn.fen` (8
 //! layers, every constellation), each headed by the command that made it.
 
-use super::openings::play_random_plies;
 use crate::core::{GameState, Position, Variant, VariantKind};
 use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -97,6 +98,20 @@ impl BookConfig {
         let mut pos = Position::start(variant);
         play_random_plies(&mut pos, self.plies, &mut rng);
         pos
+    }
+}
+
+/// Plays up to `plies` random legal moves on `pos`, stopping before a move
+/// that would end the game (or when there is no legal move).
+pub fn play_random_plies(pos: &mut Position, plies: u32, rng: &mut StdRng) {
+    for _ in 0..plies {
+        let moves: Vec<_> = pos.legal_moves().into_iter().collect();
+        let Some(&m) = moves.choose(rng) else { break };
+        let undo = pos.make(m);
+        if pos.game_state() != GameState::Ongoing {
+            pos.unmake(m, &undo);
+            break;
+        }
     }
 }
 

@@ -2,13 +2,13 @@
 //! variant's start, or (haberkorn) from every white/black setup-layer pair,
 //! optionally followed by random plies.
 
-use super::book::builtin;
+use super::book::{builtin, play_random_plies};
 use super::config::{OpeningFormat, OpeningOrder, OpeningsSpec};
 use super::fingerprint::describe_book;
-use crate::core::{GameState, Position, Variant, VariantKind};
+use crate::core::{Position, Variant, VariantKind};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::seq::{IndexedRandom, SliceRandom};
+use rand::seq::SliceRandom;
 use thiserror::Error;
 
 /// Why the openings could not be prepared.
@@ -167,20 +167,6 @@ impl OpeningBook {
         let Ok(mut pos) = Position::from_fen(&fen, variant) else { return Opening { variant, fen } };
         play_random_plies(&mut pos, self.random_plies, &mut rng);
         Opening { variant, fen: pos.fen() }
-    }
-}
-
-/// Plays up to `plies` random legal moves on `pos`, stopping before a move
-/// that would end the game (or when there is no legal move).
-pub fn play_random_plies(pos: &mut Position, plies: u32, rng: &mut StdRng) {
-    for _ in 0..plies {
-        let moves: Vec<_> = pos.legal_moves().into_iter().collect();
-        let Some(&m) = moves.choose(rng) else { break };
-        let undo = pos.make(m);
-        if pos.game_state() != GameState::Ongoing {
-            pos.unmake(m, &undo);
-            break;
-        }
     }
 }
 

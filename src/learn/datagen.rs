@@ -17,7 +17,7 @@
 //! lines for the samples alone.
 
 use super::data::{Format, GameData, file_start};
-use crate::arena::openings::play_random_plies;
+use crate::arena::book::play_random_plies;
 use crate::arena::shard::Shard;
 use crate::core::{Color, GameState, HABERKORN_LAYERS, Move, Position, Variant, VariantKind};
 use crate::search::movepick::is_quiet;
