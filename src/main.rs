@@ -166,10 +166,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
         Some([none]) if none == "none" => None,
         Some(tokens) => Some(OpeningsSpec::parse(tokens).map_err(e)?),
         None if args.constellations => None,
-        None => cubist::arena::book::builtin(variant.kind, variant.layers)
-            .map(|_| OpeningsSpec::parse(&["file=builtin".to_string()]))
-            .transpose()
-            .map_err(e)?,
+        None => cubist::arena::book::builtin(variant.kind, variant.layers).map(|_| OpeningsSpec::builtin()),
     };
     let random_plies = args.random_plies.unwrap_or(if openings.is_some() { 0 } else { 4 });
     let config = SpsaConfig {
@@ -283,7 +280,7 @@ fn run_book(args: &cli::BookCli) -> Result<(), String> {
     let book = make(&cfg, std::io::IsTerminal::is_terminal(&std::io::stderr()))?;
     let text = render(&cfg, &book);
     if args.out.as_os_str() == "-" {
-        print!("{text}");
+        emit(&text);
     } else {
         cubist::files::write_atomically(&args.out, text.as_bytes())
             .map_err(|e| format!("{}: {e}", args.out.display()))?;

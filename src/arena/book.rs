@@ -14,7 +14,7 @@
 //! layers, every constellation), each headed by the command that made it.
 
 use crate::core::{GameState, Position, Variant, VariantKind};
-use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
+use crate::search::{Engine, Limits, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -89,16 +89,19 @@ impl BookConfig {
         let mut rng = StdRng::seed_from_u64(self.seed ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let variant = match self.kind {
             VariantKind::Hdc => Variant::hdc(),
-            VariantKind::Haberkorn => {
-                let (white, black) = (rng.random_range(1..=self.layers), rng.random_range(1..=self.layers));
-                Variant::haberkorn_with(self.layers, white, black, false, false)
-                    .unwrap_or_else(|_| Variant::haberkorn())
-            }
+            VariantKind::Haberkorn => random_constellation(self.layers, &mut rng),
         };
         let mut pos = Position::start(variant);
         play_random_plies(&mut pos, self.plies, &mut rng);
         pos
     }
+}
+
+/// Haberkorn on `layers` layers with both setup layers drawn at random
+/// (White's, then Black's; the default game if `layers` is out of range).
+pub fn random_constellation(layers: u8, rng: &mut StdRng) -> Variant {
+    let (white, black) = (rng.random_range(1..=layers), rng.random_range(1..=layers));
+    Variant::haberkorn_with(layers, white, black, false, false).unwrap_or_else(|_| Variant::haberkorn())
 }
 
 /// Plays up to `plies` random legal moves on `pos`, stopping before a move
@@ -115,21 +118,11 @@ pub fn play_random_plies(pos: &mut Position, plies: u32, rng: &mut StdRng) {
     }
 }
 
-/// The score of a depth-limited search of `pos` from the side to move's view.
+/// The score of a depth-limited search of `pos` from the side to move's
+/// view, the hash table cleared first.
 fn judge(engine: &mut Engine, pos: &Position, depth: u32) -> Option<Score> {
     engine.clear();
-    let (tx, rx) = std::sync::mpsc::channel();
-    engine.go(pos, Limits { depth: Some(depth), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
-    engine.wait();
-    let mut score = None;
-    for r in rx.try_iter() {
-        if let Report::Info(i) = r
-            && (i.bound == Bound::Exact || score.is_none())
-        {
-            score = Some(i.score);
-        }
-    }
-    score
+    engine.search_to_end(pos, Limits { depth: Some(depth), ..Limits::default() }).0
 }
 
 /// The position part of a 3D-FEN (pieces, side, castling, en passant): two

@@ -398,7 +398,25 @@ pub struct OpeningsSpec {
     pub start: usize,
 }
 
+/// The file name `--openings file=` reads as the game's built-in balanced book.
+pub const BUILTIN_BOOK: &str = "builtin";
+
 impl OpeningsSpec {
+    /// The game's built-in balanced book, in random order from its first line.
+    pub fn builtin() -> OpeningsSpec {
+        OpeningsSpec {
+            file: PathBuf::from(BUILTIN_BOOK),
+            format: OpeningFormat::Fen,
+            order: OpeningOrder::Random,
+            start: 1,
+        }
+    }
+
+    /// Whether this names the built-in book rather than a file.
+    pub fn is_builtin(&self) -> bool {
+        self.file.as_os_str() == BUILTIN_BOOK
+    }
+
     /// Reads the `--openings` tokens.
     pub fn parse(tokens: &[String]) -> Result<OpeningsSpec, ConfigError> {
         const G: &str = "--openings";

@@ -35,9 +35,6 @@ pub enum OpeningError {
     Conflict(String),
 }
 
-/// The file name `--openings file=` reads as the game's built-in balanced book.
-pub const BUILTIN: &str = "builtin";
-
 /// The start of one round: the variant (setup layers may vary) and the 3D-FEN.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opening {
@@ -110,7 +107,7 @@ impl OpeningBook {
         let mut fens = Vec::new();
         if let Some(spec) = spec {
             let name = spec.file.display().to_string();
-            let text = if spec.file.as_os_str() == BUILTIN {
+            let text = if spec.is_builtin() {
                 builtin(base.kind, base.layers)
                     .ok_or_else(|| {
                         OpeningError::Conflict(format!(

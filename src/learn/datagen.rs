@@ -17,11 +17,11 @@
 //! lines for the samples alone.
 
 use super::data::{Format, GameData, file_start};
-use crate::arena::book::play_random_plies;
+use crate::arena::book::{play_random_plies, random_constellation};
 use crate::arena::shard::Shard;
 use crate::core::{Color, GameState, HABERKORN_LAYERS, Move, Position, Variant, VariantKind};
 use crate::search::movepick::is_quiet;
-use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
+use crate::search::{Engine, Limits, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -146,29 +146,12 @@ pub fn opening(cfg: &DatagenConfig, index: u64) -> Position {
         Variant::hdc()
     } else {
         let layers = rng.random_range(HABERKORN_LAYERS);
-        let (white, black) = (rng.random_range(1..=layers), rng.random_range(1..=layers));
-        Variant::haberkorn_with(layers, white, black, false, false).unwrap_or_else(|_| Variant::haberkorn())
+        random_constellation(layers, &mut rng)
     };
     let mut pos = Position::start(variant);
     play_random_plies(&mut pos, cfg.random_plies, &mut rng);
     pos.clear_history();
     pos
-}
-
-/// The final score and best move of a node-limited search of `pos`.
-fn search(engine: &mut Engine, pos: &Position, nodes: u64) -> (Option<Score>, Option<crate::core::Move>) {
-    let (tx, rx) = std::sync::mpsc::channel();
-    engine.go(pos, Limits { nodes: Some(nodes), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
-    engine.wait();
-    let (mut score, mut best) = (None, None);
-    for r in rx.try_iter() {
-        match r {
-            Report::Info(i) if i.bound == Bound::Exact || score.is_none() => score = Some(i.score),
-            Report::BestMove { best: b, .. } => best = b,
-            _ => {}
-        }
-    }
-    (score, best)
 }
 
 /// A score in centipawns from White's point of view (mates as ±[`WIN_SCORE`] × 10).
@@ -198,7 +181,7 @@ pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameDa
         if plies >= cfg.max_plies {
             break 0.5;
         }
-        let (score, best) = search(engine, &pos, cfg.nodes);
+        let (score, best) = engine.search_to_end(&pos, Limits { nodes: Some(cfg.nodes), ..Limits::default() });
         let Some(best) = best else { break 0.5 };
         // A node budget too small to finish depth 1 (hdc's 200-odd root moves) gives no score: play on.
         let Some(score) = score else {

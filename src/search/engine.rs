@@ -4,7 +4,7 @@
 
 use super::limits::{Limits, Settings, Strategy};
 use super::params::SearchParams;
-use super::report::{Report, Reporter};
+use super::report::{Bound, Report, Reporter};
 use super::score::Score;
 use super::signals::Signals;
 use super::{skill, strategy, threads, tt};
@@ -291,5 +291,22 @@ impl Engine {
         if let Some(f) = self.job.take() {
             f.wait();
         }
+    }
+    /// Searches `pos` to `limits` and waits for the end: the last exact
+    /// score reported (the first score if none was exact) and the best move.
+    /// For tools that search position after position (datagen, books).
+    pub fn search_to_end(&mut self, pos: &Position, limits: Limits) -> (Option<Score>, Option<Move>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.go(pos, limits, Box::new(move |r| drop(tx.send(r))));
+        self.wait();
+        let (mut score, mut best) = (None, None);
+        for r in rx.try_iter() {
+            match r {
+                Report::Info(i) if i.bound == Bound::Exact || score.is_none() => score = Some(i.score),
+                Report::BestMove { best: b, .. } => best = b,
+                _ => {}
+            }
+        }
+        (score, best)
     }
 }
