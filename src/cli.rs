@@ -7,8 +7,11 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 use cubist::arena::config::{ConfigError, DrawRule, ResignRule};
 use cubist::arena::game::Adjudication;
 use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
+use cubist::gui::GuiOptions;
 use cubist::learn::data::Format;
 use cubist::learn::datagen::Games;
+use cubist::learn::train::{TrainConfig, TrainJob};
+use cubist::learn::tune::{TuneConfig, TuneJob};
 use std::ops::RangeInclusive;
 
 /// A game name (`hdc`, `haberkorn`) read by [`VariantKind`]'s `FromStr`, both listed in `--help`.
@@ -49,7 +52,7 @@ pub enum Command {
     /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
     Bench(BenchCli),
     /// Serve the browser GUI: play, analyse, watch and replay games.
-    Gui(cubist::gui::GuiArgs),
+    Gui(GuiCli),
     /// Self-play data for tuning the evaluation: quiet positions with score and result (see protocol.md).
     Datagen(DatagenCli),
     /// Fit every evaluation weight of one game to `datagen` data (Texel's method, Adam).
@@ -145,6 +148,55 @@ pub struct SpsaCli {
     pub adjudication: AdjudicationArgs,
 }
 
+/// `cubist gui`: serve the browser GUI.
+#[derive(Args, Clone, Debug)]
+pub struct GuiCli {
+    /// Address to listen on: an IP address or a host name such as localhost (only this machine by default).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Another engine: "CMD [ARGS…]" (repeatable); the cubist binary itself is always the first.
+    #[arg(long, value_name = "CMD")]
+    pub engine: Vec<String>,
+    /// Folder for the game records (created when missing).
+    #[arg(long, value_name = "DIR", default_value = "cubist-games")]
+    pub games_dir: std::path::PathBuf,
+    /// Games in progress at the same time.
+    #[arg(long, default_value_t = 8)]
+    pub max_games: usize,
+    /// Engine processes running at the same time.
+    #[arg(long, default_value_t = 8)]
+    pub max_engines: usize,
+    /// `Hash` of all engine processes together, MiB (one game's Hash is at most this).
+    #[arg(long, value_name = "MIB", default_value_t = cubist::gui::DEFAULT_MAX_HASH)]
+    pub max_hash: u64,
+    /// GUI records (`gui-*.pgn`) the games folder may hold; new games are refused beyond.
+    #[arg(long, default_value_t = cubist::gui::DEFAULT_MAX_RECORDS)]
+    pub max_records: usize,
+    /// Seconds a client has to send a request's head, and its body.
+    #[arg(long, value_name = "SECONDS", default_value_t = cubist::gui::listen::REQUEST_TIMEOUT.as_secs())]
+    pub request_timeout: u64,
+}
+
+impl GuiCli {
+    /// The options as the library takes them.
+    pub fn options(&self) -> GuiOptions {
+        GuiOptions {
+            host: self.host.clone(),
+            port: self.port,
+            engine: self.engine.clone(),
+            games_dir: self.games_dir.clone(),
+            max_games: self.max_games,
+            max_engines: self.max_engines,
+            max_hash: self.max_hash,
+            max_records: self.max_records,
+            request_timeout: self.request_timeout,
+        }
+    }
+}
+
 /// `cubist train`: fits an evaluation network to self-play data.
 #[derive(Args)]
 pub struct TrainCli {
@@ -201,6 +253,32 @@ pub struct TrainCli {
     pub resume: Option<std::path::PathBuf>,
 }
 
+impl TrainCli {
+    /// The run these options describe.
+    pub fn job(&self) -> TrainJob {
+        TrainJob {
+            data: self.data.clone(),
+            held_out: self.held_out.clone(),
+            variant: self.variant,
+            augment: self.augment as usize,
+            validation: self.validation,
+            out: self.out.clone(),
+            resume: self.resume.clone(),
+            config: TrainConfig {
+                hidden: self.hidden as usize,
+                epochs: self.epochs as usize,
+                batch: self.batch as usize,
+                lr: self.lr,
+                weight_decay: self.weight_decay,
+                lambda: self.lambda,
+                teacher: self.teacher,
+                seed: self.seed,
+                residual: self.residual,
+            },
+        }
+    }
+}
+
 /// `cubist convert`: a data set in the other format.
 #[derive(Args)]
 pub struct ConvertCli {
@@ -255,6 +333,27 @@ pub struct TuneCli {
     /// Carry on from this checkpoint (OUT.ckpt of an interrupted run with the same data and settings).
     #[arg(long)]
     pub resume: Option<std::path::PathBuf>,
+}
+
+impl TuneCli {
+    /// The fit these options describe (`command`: the command line, recorded in the source written).
+    pub fn job(&self, command: Vec<String>) -> TuneJob {
+        TuneJob {
+            data: self.data.clone(),
+            variant: self.variant,
+            validation: self.validation,
+            fit: self.fit.clone(),
+            out: self.out.clone(),
+            resume: self.resume.clone(),
+            command,
+            config: TuneConfig {
+                epochs: self.epochs as usize,
+                learning_rate: self.lr,
+                lambda: self.lambda,
+                l2: self.l2,
+            },
+        }
+    }
 }
 
 /// `cubist datagen`: self-play at a fixed node count per move.

@@ -13,6 +13,7 @@ use cubist::arena::merge::{merge_records, merge_results, write_records, write_su
 use cubist::arena::shard::Shard;
 use cubist::arena::{ArenaError, Expected, MatchConfig, resume_match, run_match_until};
 use cubist::core::{Position, VariantKind};
+use cubist::learn::driver::{Log, read_data};
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -367,21 +368,22 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     Ok(())
 }
 
-/// The samples of a data file of either format; skipped lines or records are noted on stderr.
-fn read_data(path: &std::path::Path) -> Result<Vec<cubist::learn::data::Sample>, String> {
-    let (read, errors) = cubist::learn::data::read_file(path)?;
-    for e in errors.iter().take(10) {
-        note(&format!("{}: {e} (skipped)", path.display()));
+/// The console as a learning command's [`Log`]: results to stdout, remarks to stderr.
+struct Console;
+
+impl Log for Console {
+    fn line(&mut self, text: &str) {
+        emit(&format!("{text}\n"));
     }
-    if errors.len() > 10 {
-        note(&format!("{}: {} more malformed lines or records skipped", path.display(), errors.len() - 10));
+
+    fn note(&mut self, text: &str) {
+        note(text);
     }
-    Ok(read)
 }
 
 fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     use cubist::learn::data::{Format, write_binary, write_text};
-    let samples = read_data(&args.input)?;
+    let samples = read_data(std::slice::from_ref(&args.input), &mut Console).map_err(|e| e.to_string())?;
     let format = args.format.unwrap_or_else(|| Format::of_path(&args.output));
     let file = std::fs::File::create(&args.output).map_err(|e| format!("{}: {e}", args.output.display()))?;
     let mut out = std::io::BufWriter::new(file);
@@ -395,255 +397,12 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses an `--out` file whose folder does not exist, before the work rather than after it.
-fn check_out_folder(out: &std::path::Path) -> Result<(), String> {
-    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(format!("--out {}: the folder {} does not exist", out.display(), dir.display()))
+/// Sizes rayon's global pool, which the learning commands compute on.
+fn learning_threads(threads: Option<u16>) -> Result<(), String> {
+    match threads {
+        Some(t) => rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string()),
+        None => Ok(()),
     }
-}
-
-fn run_train(args: &cli::TrainCli) -> Result<(), String> {
-    use cubist::files::write_atomically;
-    use cubist::learn::train::{Dataset, TrainConfig, Trainer, fit_k, linear_loss, loss, mean_with_linear_loss};
-    let valid_args = (0.0..=1.0).contains(&args.lambda)
-        && (0.0..=1.0).contains(&args.teacher)
-        && args.lr > 0.0
-        && args.lr.is_finite()
-        && args.weight_decay >= 0.0
-        && args.weight_decay.is_finite()
-        && (0.0..0.9).contains(&args.validation);
-    if !valid_args {
-        return Err("--lambda and --teacher must lie within 0..=1, --lr be positive, --weight-decay at least 0 and \
-                    --validation within 0..0.9"
-            .into());
-    }
-    check_out_folder(&args.out)?;
-    if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string())?;
-    }
-    let cfg = TrainConfig {
-        hidden: args.hidden as usize,
-        epochs: args.epochs as usize,
-        batch: args.batch as usize,
-        lr: args.lr,
-        weight_decay: args.weight_decay,
-        lambda: args.lambda,
-        teacher: args.teacher,
-        seed: args.seed,
-        residual: args.residual,
-    };
-    let mut samples = Vec::new();
-    for path in &args.data {
-        samples.extend(read_data(path)?);
-    }
-    let mut train = Dataset::augmented(&samples, args.variant, args.augment as usize, args.seed);
-    drop(samples);
-    if train.is_empty() {
-        return Err(format!("no {} positions in the data", args.variant));
-    }
-    let valid = if args.held_out.is_empty() {
-        train.split_off(args.validation)
-    } else {
-        let mut held = Vec::new();
-        for path in &args.held_out {
-            held.extend(read_data(path)?);
-        }
-        Dataset::new(&held, args.variant)
-    };
-    let mut trainer = match &args.resume {
-        Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let t = Trainer::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            if t.model.residual != cfg.residual {
-                return Err(format!(
-                    "{}: a {} network's checkpoint; --residual must {}be given",
-                    path.display(),
-                    if t.model.residual { "residual" } else { "plain" },
-                    if t.model.residual { "" } else { "not " }
-                ));
-            }
-            if t.model.hidden != cfg.hidden {
-                return Err(format!(
-                    "{}: a hidden layer of {}, not --hidden {}",
-                    path.display(),
-                    t.model.hidden,
-                    cfg.hidden
-                ));
-            }
-            t
-        }
-        None => Trainer::new(&cfg, fit_k(&train)),
-    };
-    let k = trainer.k;
-    println!(
-        "{} positions of {} ({} held out), K = {k:.1}; linear evaluation: loss {:.6}{}",
-        train.len() + valid.len(),
-        args.variant,
-        valid.len(),
-        linear_loss(&train, k, cfg.lambda),
-        if valid.is_empty() { String::new() } else { format!("  held out {:.6}", linear_loss(&valid, k, cfg.lambda)) }
-    );
-    let bar = indicatif::ProgressBar::new(cfg.epochs as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_position(trainer.epoch as u64);
-    let mut ckpt = args.out.as_os_str().to_owned();
-    ckpt.push(".ckpt");
-    let ckpt = std::path::PathBuf::from(ckpt);
-    // The network written is the epoch's with the lowest held-out loss (the last one without a held-out set).
-    let mut best = f64::INFINITY;
-    while trainer.epoch < cfg.epochs {
-        let start = Instant::now();
-        let train_loss = trainer.epoch(&cfg, &train);
-        let held = (!valid.is_empty()).then(|| loss(&trainer.model, &valid, k, cfg.lambda));
-        let rate = train.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        let shown = held.map_or(String::new(), |h| {
-            format!(
-                "  held out {h:.6} (mean with linear {:.6})",
-                mean_with_linear_loss(&trainer.model, &valid, k, cfg.lambda)
-            )
-        });
-        bar.suspend(|| println!("epoch {:4}  loss {train_loss:.6}{shown}  ({rate:.0} positions/s)", trainer.epoch));
-        bar.set_position(trainer.epoch as u64);
-        let score = held.unwrap_or(train_loss);
-        if score <= best || held.is_none() {
-            best = score;
-            let net = trainer.model.quantise(args.variant);
-            write_atomically(&args.out, &net.to_bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-        }
-        write_atomically(&ckpt, &trainer.to_bytes()).map_err(|e| format!("{}: {e}", ckpt.display()))?;
-    }
-    bar.finish_and_clear();
-    note(&format!(
-        "network of the best epoch (loss {best:.6}) written to {}; checkpoint of the last epoch: {}",
-        args.out.display(),
-        ckpt.display()
-    ));
-    Ok(())
-}
-
-fn run_tune(args: &cli::TuneCli) -> Result<(), String> {
-    use cubist::eval::weights::{at, weights};
-    use cubist::files::write_atomically;
-    use cubist::learn::tune::{self, Params, TuneConfig};
-    let valid_args = (0.0..=1.0).contains(&args.lambda)
-        && args.lr > 0.0
-        && args.lr.is_finite()
-        && args.l2 >= 0.0
-        && args.l2.is_finite()
-        && (0.0..0.9).contains(&args.validation);
-    if !valid_args {
-        return Err(
-            "--lambda must lie within 0..=1, --lr be positive, --l2 at least 0 and --validation within 0..0.9".into()
-        );
-    }
-    if let Some(out) = &args.out {
-        check_out_folder(out)?;
-    }
-    let free = match &args.fit {
-        Some(groups) => tune::select(groups)?,
-        None => vec![true; tune::PARAMS],
-    };
-    let kind = args.variant;
-    let mut samples = Vec::new();
-    for path in &args.data {
-        samples.extend(read_data(path)?);
-    }
-    if let Some(t) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(t as usize).build_global().map_err(|e| e.to_string())?;
-    }
-    let mut entries = tune::prepare(&samples, kind);
-    drop(samples);
-    if entries.is_empty() {
-        return Err(format!("no {} positions in the data", args.variant));
-    }
-    // The last positions (whole games, as data sets are written game by game) are held out.
-    let held = (entries.len() as f64 * args.validation) as usize;
-    let valid = entries.split_off(entries.len() - held);
-    let cfg = TuneConfig { epochs: args.epochs as usize, learning_rate: args.lr, lambda: args.lambda, l2: args.l2 };
-    let start = Params::from_weights(weights(kind));
-    let k = tune::fit_k(&entries, cfg.lambda, &start);
-    let losses = |p: &Params| {
-        let v = if valid.is_empty() {
-            String::new()
-        } else {
-            format!("  held out {:.6}", tune::loss(&valid, k, cfg.lambda, p))
-        };
-        format!("loss {:.6}{v}", tune::loss(&entries, k, cfg.lambda, p))
-    };
-    let before = losses(&start);
-    emit(&format!(
-        "{} positions of {} ({} fitted, {} held out), K = {k:.4}, {before}\n",
-        entries.len() + valid.len(),
-        args.variant,
-        entries.len(),
-        valid.len()
-    ));
-    let ckpt = args.out.as_ref().map(|out| {
-        let mut name = out.as_os_str().to_owned();
-        name.push(".ckpt");
-        std::path::PathBuf::from(name)
-    });
-    let state = match &args.resume {
-        Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let state = tune::FitState::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            if state.k != k {
-                return Err(format!(
-                    "{}: a checkpoint of K = {} where this data gives {k}: not the same data and settings",
-                    path.display(),
-                    state.k
-                ));
-            }
-            note(&format!("resuming after epoch {} of {}", state.epoch, path.display()));
-            state
-        }
-        None => tune::FitState::new(&start, k),
-    };
-    let mut saving = Ok(());
-    let fitted = tune::fit_from(&entries, &start, &free, cfg, state, |s| {
-        emit(&format!("epoch {:>6}  {}\n", s.epoch, losses(&s.params)));
-        if let (Some(path), Ok(())) = (&ckpt, &saving) {
-            saving = write_atomically(path, &s.to_bytes()).map_err(|e| format!("{}: {e}", path.display()));
-        }
-    })
-    .params;
-    saving?;
-    let after = losses(&fitted);
-    let (hand, tuned) = (start.to_weights(), fitted.to_weights());
-    emit("material (placement tables averaged into it)\nkind    hand mg  hand eg   tuned mg tuned eg\n");
-    for kind_ in cubist::core::PieceKind::ALL.iter().take(6) {
-        if kind == VariantKind::Haberkorn && *kind_ == cubist::core::PieceKind::Duke {
-            continue;
-        }
-        let (h, t) = (hand.w[at::MATERIAL + kind_.index()], tuned.w[at::MATERIAL + kind_.index()]);
-        emit(&format!("{:<7} {:>7} {:>8}   {:>8} {:>8}\n", format!("{kind_:?}"), h.0, h.1, t.0, t.1));
-    }
-    emit(&format!("tempo   {:>7}            {:>8}\n", hand.tempo, tuned.tempo));
-    if let Some(out) = &args.out {
-        let name = if kind == VariantKind::Hdc { "HDC_WEIGHTS" } else { "HABERKORN_WEIGHTS" };
-        let command: Vec<String> = std::env::args().collect();
-        let files: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
-        let text = format!(
-            "// Generated by `cubist tune`: {} positions of {}, K = {k:.4}; {before} -> {after}.\n\
-             // Data: {}\n// Command: {}\n\
-             /// The evaluation weights of {}, fitted by `cubist tune`.\n{}",
-            entries.len() + valid.len(),
-            args.variant,
-            files.join(" "),
-            command.join(" "),
-            args.variant,
-            tuned.to_source(name)
-        );
-        write_atomically(out, text.as_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
-        note(&format!("wrote {}", out.display()));
-    }
-    Ok(())
 }
 
 fn run_bench(args: &[String]) -> Result<(), String> {
@@ -725,12 +484,15 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Merge(args)) => run_merge(args),
-        Some(Command::Gui(args)) => cubist::gui::run(args).map_err(|e| e.to_string()),
+        Some(Command::Gui(args)) => cubist::gui::run(&args.options()).map_err(|e| e.to_string()),
         Some(Command::Bench(args)) => run_bench(&args.args),
         Some(Command::Datagen(args)) => run_datagen(args),
-        Some(Command::Tune(args)) => run_tune(args),
+        Some(Command::Tune(args)) => learning_threads(args.threads).and_then(|()| {
+            cubist::learn::tune::run(&args.job(std::env::args().collect()), &mut Console).map_err(|e| e.to_string())
+        }),
         Some(Command::Convert(args)) => run_convert(args),
-        Some(Command::Train(args)) => run_train(args),
+        Some(Command::Train(args)) => learning_threads(args.threads)
+            .and_then(|()| cubist::learn::train::run(&args.job(), &mut Console).map(|_| ()).map_err(|e| e.to_string())),
         Some(Command::Spsa(args)) => {
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();
             run_spsa_command(args)

@@ -23,4 +23,4 @@ pub use notation::MoveError;
 pub use piece::{Color, Piece, PieceKind};
 pub use position::{GameState, PieceChanges, Position, Undo};
 pub use square::Square;
-pub use variant::{HABERKORN_LAYERS, Variant, VariantKind};
+pub use variant::{HABERKORN_LAYERS, PerGame, Variant, VariantKind};

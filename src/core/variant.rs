@@ -29,10 +29,18 @@ pub const HABERKORN_LAYERS: RangeInclusive<u8> = 3..=8;
 pub const TABLE_COUNT: usize = 1 + (*HABERKORN_LAYERS.end() - *HABERKORN_LAYERS.start()) as usize + 1;
 
 impl VariantKind {
+    /// How many games there are.
+    pub const COUNT: usize = 2;
     /// Both games.
-    pub const ALL: [VariantKind; 2] = [VariantKind::Hdc, VariantKind::Haberkorn];
+    pub const ALL: [VariantKind; VariantKind::COUNT] = [VariantKind::Hdc, VariantKind::Haberkorn];
     /// The protocol names of [`VariantKind::ALL`], in that order.
-    pub const NAMES: [&'static str; 2] = ["hdc", "haberkorn"];
+    pub const NAMES: [&'static str; VariantKind::COUNT] = ["hdc", "haberkorn"];
+
+    /// The position in [`VariantKind::ALL`] (the index of a [`PerGame`]).
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
 
     /// The protocol name: `hdc` or `haberkorn`.
     pub const fn name(self) -> &'static str {
@@ -40,6 +48,57 @@ impl VariantKind {
             VariantKind::Hdc => "hdc",
             VariantKind::Haberkorn => "haberkorn",
         }
+    }
+}
+
+/// One value per game, indexed by [`VariantKind`]: the tables that differ
+/// by game (tunables, networks, weights) hold one of these, so that a new
+/// game extends the enum and the tables, not the code that reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PerGame<T>([T; VariantKind::COUNT]);
+
+impl<T> PerGame<T> {
+    /// The values in the order of [`VariantKind::ALL`].
+    pub const fn new(values: [T; VariantKind::COUNT]) -> PerGame<T> {
+        PerGame(values)
+    }
+
+    /// Each game's value made by `f`.
+    pub fn from_fn(mut f: impl FnMut(VariantKind) -> T) -> PerGame<T> {
+        PerGame(VariantKind::ALL.map(&mut f))
+    }
+
+    /// Each game with its value.
+    pub fn iter(&self) -> impl Iterator<Item = (VariantKind, &T)> {
+        VariantKind::ALL.into_iter().zip(&self.0)
+    }
+
+    /// Each game with its value, to change.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (VariantKind, &mut T)> {
+        VariantKind::ALL.into_iter().zip(&mut self.0)
+    }
+}
+
+impl<T: Copy> PerGame<T> {
+    /// The value of `kind`, in a constant.
+    pub const fn at(&self, kind: VariantKind) -> T {
+        self.0[kind.index()]
+    }
+}
+
+impl<T> std::ops::Index<VariantKind> for PerGame<T> {
+    type Output = T;
+
+    #[inline]
+    fn index(&self, kind: VariantKind) -> &T {
+        &self.0[kind.index()]
+    }
+}
+
+impl<T> std::ops::IndexMut<VariantKind> for PerGame<T> {
+    #[inline]
+    fn index_mut(&mut self, kind: VariantKind) -> &mut T {
+        &mut self.0[kind.index()]
     }
 }
 
@@ -112,6 +171,12 @@ impl Variant {
             en_passant: false,
             castling: false,
         }
+    }
+
+    /// Each game as it is played by default (haberkorn: [`Variant::haberkorn`]).
+    pub const fn standard(kind: VariantKind) -> Variant {
+        const STANDARD: PerGame<Variant> = PerGame::new([Variant::hdc(), Variant::haberkorn()]);
+        STANDARD.at(kind)
     }
 
     /// Haberkorn on `layers` layers with setup layers (1-based, as players count them) and options.

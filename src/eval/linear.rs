@@ -15,7 +15,7 @@
 //! occupancy the position keeps (one byte per line of the board).
 
 use super::cache::{EvalCache, EvalEntry, PawnEntry};
-use super::pair::{PHASE, Pair};
+use super::pair::Pair;
 use super::psq::mirror;
 use super::weights::{Weights, at, placement_indices, weights};
 use crate::core::geometry::{Geometry, LineRef, axis_of, line_attacks, runs_up};
@@ -88,10 +88,8 @@ impl Tables {
                 }
             }
         }
-        let max_phase = match kind {
-            VariantKind::Hdc => 2 * (4 * PHASE[1] + 4 * PHASE[2] + 4 * PHASE[3] + PHASE[4] + PHASE[5]),
-            VariantKind::Haberkorn => 2 * (2 * PHASE[1] + 2 * PHASE[2] + 2 * PHASE[3] + PHASE[5]),
-        };
+        // Every layer count starts with the same army.
+        let max_phase = Position::start(Variant::standard(kind)).phase();
         Tables { id, passed, neighbours, max_phase }
     }
 }
@@ -555,7 +553,7 @@ mod tests {
                 }
                 let n = pieces.count() as i32;
                 terms.by[0][ci] += w.material(kind.index()) * n;
-                terms.phase += PHASE[kind.index()] * n;
+                terms.phase += crate::eval::pair::PHASE[kind.index()] * n;
                 for sq in pieces {
                     let seen = Square::from_index_unchecked(mirror(sq));
                     terms.by[1][ci] += crate::eval::psq::placement(w, kind.index(), seen, variant.layers);

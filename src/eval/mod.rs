@@ -26,7 +26,7 @@ pub use linear::{Features, evaluate, features, trace};
 pub use pair::Pair;
 pub use values::piece_value;
 
-use crate::core::{Move, Position, VariantKind};
+use crate::core::{Move, PerGame, Position, VariantKind};
 use cache::EvalCache;
 use nnue::{Network, Nnue};
 use std::sync::Arc;
@@ -55,19 +55,19 @@ impl Evaluator for Linear {
     }
 }
 
-/// hdc's built-in network (see `nets/README.md`).
-static HDC_NET: &[u8] = include_bytes!("../../nets/hdc.nnue");
-/// haberkorn's built-in network (see `nets/README.md`).
-static HABERKORN_NET: &[u8] = include_bytes!("../../nets/haberkorn.nnue");
+/// Each game's built-in network (`nets/<game>.nnue`, see `nets/README.md`).
+static BUILTIN_NETS: PerGame<&[u8]> =
+    PerGame::new([include_bytes!("../../nets/hdc.nnue"), include_bytes!("../../nets/haberkorn.nnue")]);
 
 /// The networks for each game (none: that game uses [`Linear`]). The
 /// default holds none; [`Networks::builtin`] the ones the engine plays with.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Networks {
-    /// hdc's network.
-    pub hdc: Option<Arc<Network>>,
-    /// haberkorn's network.
-    pub haberkorn: Option<Arc<Network>>,
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Networks(PerGame<Option<Arc<Network>>>);
+
+impl Default for Networks {
+    fn default() -> Networks {
+        Networks(PerGame::from_fn(|_| None))
+    }
 }
 
 impl Networks {
@@ -79,7 +79,7 @@ impl Networks {
             .get_or_init(|| {
                 let mut nets = Networks::default();
                 // The embedded files are checked by a test; a damaged one leaves the linear evaluation.
-                for bytes in [HDC_NET, HABERKORN_NET] {
+                for (_, bytes) in BUILTIN_NETS.iter() {
                     if let Ok(net) = Network::from_bytes(bytes) {
                         nets.set(Arc::new(net));
                     }
@@ -91,18 +91,18 @@ impl Networks {
 
     /// The network of `game`, if one is loaded.
     pub fn get(&self, game: VariantKind) -> Option<&Arc<Network>> {
-        match game {
-            VariantKind::Hdc => self.hdc.as_ref(),
-            VariantKind::Haberkorn => self.haberkorn.as_ref(),
-        }
+        self.0[game].as_ref()
     }
 
     /// Puts `net` in place for its game.
     pub fn set(&mut self, net: Arc<Network>) {
-        match net.game {
-            VariantKind::Hdc => self.hdc = Some(net),
-            VariantKind::Haberkorn => self.haberkorn = Some(net),
-        }
+        let game = net.game;
+        self.0[game] = Some(net);
+    }
+
+    /// Takes `game`'s network out: that game plays with the linear evaluation.
+    pub fn remove(&mut self, game: VariantKind) {
+        self.0[game] = None;
     }
 }
 
@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn the_built_in_networks_load_for_their_games() {
         let nets = Networks::builtin();
-        for (bytes, game) in [(HDC_NET, VariantKind::Hdc), (HABERKORN_NET, VariantKind::Haberkorn)] {
+        for (game, bytes) in BUILTIN_NETS.iter() {
             // A failure here after `cubist tune` changed the linear weights: retrain the residual networks.
             let net =
                 Network::from_bytes(bytes).expect("the built-in network is valid for this build's linear weights");

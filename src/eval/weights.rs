@@ -11,7 +11,7 @@
 
 use super::pair::Pair;
 use crate::core::square::Square;
-use crate::core::variant::VariantKind;
+use crate::core::variant::{PerGame, VariantKind};
 
 /// Kinds, in [`PieceKind`](crate::core::PieceKind) index order.
 const K: usize = 7;
@@ -73,12 +73,17 @@ pub struct Weights {
 include!("weights_hdc.rs");
 include!("weights_haberkorn.rs");
 
+/// Each game's weights (`weights_<game>.rs` holds `<GAME>_WEIGHTS`).
+const WEIGHTS: PerGame<&Weights> = PerGame::new([&HDC_WEIGHTS, &HABERKORN_WEIGHTS]);
+
 /// The weights of a game type.
 pub const fn weights(kind: VariantKind) -> &'static Weights {
-    match kind {
-        VariantKind::Hdc => &HDC_WEIGHTS,
-        VariantKind::Haberkorn => &HABERKORN_WEIGHTS,
-    }
+    WEIGHTS.at(kind)
+}
+
+/// The name of the constant that holds `kind`'s weights in `weights_<game>.rs`: `<GAME>_WEIGHTS`.
+pub fn weights_name(kind: VariantKind) -> String {
+    format!("{}_WEIGHTS", kind.name().to_uppercase())
 }
 
 impl Weights {

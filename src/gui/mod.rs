@@ -14,41 +14,31 @@ pub mod server;
 
 use crate::arena::record::RecordError;
 use crate::core::{FenError, MoveError};
-use clap::Args;
 use engine::EngineCmd;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use thiserror::Error;
 
-/// `cubist gui`: serve the browser GUI.
-#[derive(Args, Clone, Debug)]
-pub struct GuiArgs {
+/// What `cubist gui` is asked for, as its options give it (checked by [`GuiOptions::config`]).
+#[derive(Clone, Debug)]
+pub struct GuiOptions {
     /// Address to listen on: an IP address or a host name such as localhost (only this machine by default).
-    #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Port to listen on (0: any free port).
-    #[arg(long, default_value_t = 8080)]
     pub port: u16,
     /// Another engine: "CMD [ARGS…]" (repeatable); the cubist binary itself is always the first.
-    #[arg(long, value_name = "CMD")]
     pub engine: Vec<String>,
     /// Folder for the game records (created when missing).
-    #[arg(long, value_name = "DIR", default_value = "cubist-games")]
     pub games_dir: PathBuf,
     /// Games in progress at the same time.
-    #[arg(long, default_value_t = 8)]
     pub max_games: usize,
     /// Engine processes running at the same time.
-    #[arg(long, default_value_t = 8)]
     pub max_engines: usize,
     /// `Hash` of all engine processes together, MiB (one game's Hash is at most this).
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_HASH)]
     pub max_hash: u64,
     /// GUI records (`gui-*.pgn`) the games folder may hold; new games are refused beyond.
-    #[arg(long, default_value_t = DEFAULT_MAX_RECORDS)]
     pub max_records: usize,
     /// Seconds a client has to send a request's head, and its body.
-    #[arg(long, value_name = "SECONDS", default_value_t = listen::REQUEST_TIMEOUT.as_secs())]
     pub request_timeout: u64,
 }
 
@@ -132,7 +122,7 @@ impl GuiConfig {
     }
 }
 
-impl GuiArgs {
+impl GuiOptions {
     /// The configuration: the running `cubist` binary (`cubist uci`) first, then `--engine`s.
     pub fn config(&self) -> Result<GuiConfig, GuiError> {
         let addr = resolve(&self.host, self.port)?;
@@ -173,7 +163,7 @@ impl GuiArgs {
 
 /// `--host` and `--port` as an address: an IP address as written, a name
 /// (`localhost`) by the system's resolver, its first IPv4 address preferred.
-fn resolve(host: &str, port: u16) -> Result<SocketAddr, GuiError> {
+pub fn resolve(host: &str, port: u16) -> Result<SocketAddr, GuiError> {
     if let Ok(ip) = host.parse::<std::net::IpAddr>() {
         return Ok(SocketAddr::new(ip, port));
     }
@@ -221,8 +211,8 @@ pub fn check_engine(engine: &EngineCmd, timeout: std::time::Duration) -> Result<
 
 /// `cubist gui`: checks each `--engine` (it must answer `uci` with `uciok`),
 /// then serves until the process is stopped.
-pub fn run(args: &GuiArgs) -> Result<(), GuiError> {
-    let config = args.config()?;
+pub fn run(options: &GuiOptions) -> Result<(), GuiError> {
+    let config = options.config()?;
     for engine in config.engines.iter().skip(1) {
         check_engine(engine, ENGINE_CHECK_TIMEOUT)?;
     }

@@ -343,7 +343,7 @@ impl Format {
 pub fn read_file(path: &Path) -> Result<(Vec<Sample>, Vec<DataError>), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.starts_with(&MAGIC) {
-        let file = read_games(&bytes)?;
+        let file = read_games(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut errors = file.errors;
         if let Some(at) = file.torn_at {
             errors.push(DataError {

@@ -24,13 +24,17 @@
 //! `--resume` carries on from a checkpoint.
 
 use super::data::Sample;
+use super::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data};
 use crate::core::{Color, Position, VariantKind};
 use crate::eval::nnue::{INPUTS, Network, QA, QB, features};
 use crate::files::fnv1a;
+use crate::files::write_atomically;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
+use std::path::PathBuf;
+use std::time::Instant;
 
 /// Centipawns per unit of the network's output.
 pub const SCALE: i32 = 400;
@@ -715,6 +719,154 @@ impl Trainer {
             k: head[0],
         })
     }
+}
+
+/// What `cubist train` is asked for: the data and the game, the held-out
+/// positions, the output, a checkpoint to carry on from, and the run's settings.
+#[derive(Clone, Debug)]
+pub struct TrainJob {
+    /// The data files to learn from.
+    pub data: Vec<PathBuf>,
+    /// Data files held out to measure the loss (empty: a share of `data`).
+    pub held_out: Vec<PathBuf>,
+    /// The game whose positions are learnt.
+    pub variant: VariantKind,
+    /// Symmetric copies added per position.
+    pub augment: usize,
+    /// The share of the training positions held out when `held_out` is empty (0 to 0.9).
+    pub validation: f64,
+    /// The network written (the checkpoint goes beside it).
+    pub out: PathBuf,
+    /// A checkpoint to carry on from.
+    pub resume: Option<PathBuf>,
+    /// The model and optimiser settings.
+    pub config: TrainConfig,
+}
+
+/// What a finished `cubist train` wrote.
+#[derive(Clone, Debug)]
+pub struct TrainOutcome {
+    /// The loss of the epoch written (held out, or training without a held-out set).
+    pub best_loss: f64,
+    /// The checkpoint of the last epoch.
+    pub checkpoint: PathBuf,
+}
+
+impl TrainJob {
+    /// Refuses settings out of range and an output folder that does not exist.
+    fn check(&self) -> Result<(), LearnError> {
+        let c = &self.config;
+        let valid = (0.0..=1.0).contains(&c.lambda)
+            && (0.0..=1.0).contains(&c.teacher)
+            && c.lr > 0.0
+            && c.lr.is_finite()
+            && c.weight_decay >= 0.0
+            && c.weight_decay.is_finite()
+            && (0.0..0.9).contains(&self.validation);
+        if !valid {
+            return Err(LearnError::Settings(
+                "--lambda and --teacher must lie within 0..=1, --lr be positive, --weight-decay at least 0 and \
+                 --validation within 0..0.9"
+                    .into(),
+            ));
+        }
+        check_out_folder(&self.out)
+    }
+
+    /// The training and held-out positions.
+    fn datasets(&self, log: &mut dyn Log) -> Result<(Dataset, Dataset), LearnError> {
+        let samples = read_data(&self.data, log)?;
+        let mut train = Dataset::augmented(&samples, self.variant, self.augment, self.config.seed);
+        drop(samples);
+        if train.is_empty() {
+            return Err(LearnError::NoPositions(self.variant));
+        }
+        let valid = if self.held_out.is_empty() {
+            train.split_off(self.validation)
+        } else {
+            Dataset::new(&read_data(&self.held_out, log)?, self.variant)
+        };
+        Ok((train, valid))
+    }
+
+    /// A new trainer, or the checkpoint's when it fits the settings.
+    fn trainer(&self, train: &Dataset) -> Result<Trainer, LearnError> {
+        let Some(path) = &self.resume else {
+            return Ok(Trainer::new(&self.config, fit_k(train)));
+        };
+        let bytes = std::fs::read(path).map_err(|e| LearnError::file(path, e))?;
+        let t = Trainer::from_bytes(&bytes).map_err(|e| LearnError::file(path, e))?;
+        if t.model.residual != self.config.residual {
+            let kind = if t.model.residual { "residual" } else { "plain" };
+            let not = if t.model.residual { "" } else { "not " };
+            return Err(LearnError::file(
+                path,
+                format!("a {kind} network's checkpoint; --residual must {not}be given"),
+            ));
+        }
+        if t.model.hidden != self.config.hidden {
+            let message = format!("a hidden layer of {}, not --hidden {}", t.model.hidden, self.config.hidden);
+            return Err(LearnError::file(path, message));
+        }
+        Ok(t)
+    }
+}
+
+/// `cubist train`: trains up to the configured epochs (from the checkpoint
+/// when resuming), writes the network of the epoch with the lowest held-out
+/// loss (the last one without a held-out set) to `out` and a checkpoint of
+/// each epoch beside it, each atomically; one line per epoch to `log`, and
+/// a progress bar on a terminal.
+pub fn run(job: &TrainJob, log: &mut dyn Log) -> Result<TrainOutcome, LearnError> {
+    job.check()?;
+    let cfg = &job.config;
+    let (train, valid) = job.datasets(log)?;
+    let mut trainer = job.trainer(&train)?;
+    let k = trainer.k;
+    let held_linear =
+        if valid.is_empty() { String::new() } else { format!("  held out {:.6}", linear_loss(&valid, k, cfg.lambda)) };
+    log.line(&format!(
+        "{} positions of {} ({} held out), K = {k:.1}; linear evaluation: loss {:.6}{held_linear}",
+        train.len() + valid.len(),
+        job.variant,
+        valid.len(),
+        linear_loss(&train, k, cfg.lambda),
+    ));
+    let bar = indicatif::ProgressBar::new(cfg.epochs as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_position(trainer.epoch as u64);
+    let checkpoint = checkpoint_path(&job.out);
+    let mut best = f64::INFINITY;
+    while trainer.epoch < cfg.epochs {
+        let start = Instant::now();
+        let train_loss = trainer.epoch(cfg, &train);
+        let held = (!valid.is_empty()).then(|| loss(&trainer.model, &valid, k, cfg.lambda));
+        let rate = train.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        let shown = held.map_or(String::new(), |h| {
+            let mean = mean_with_linear_loss(&trainer.model, &valid, k, cfg.lambda);
+            format!("  held out {h:.6} (mean with linear {mean:.6})")
+        });
+        let epoch = trainer.epoch;
+        bar.suspend(|| log.line(&format!("epoch {epoch:4}  loss {train_loss:.6}{shown}  ({rate:.0} positions/s)")));
+        bar.set_position(trainer.epoch as u64);
+        let score = held.unwrap_or(train_loss);
+        if score <= best || held.is_none() {
+            best = score;
+            let net = trainer.model.quantise(job.variant);
+            write_atomically(&job.out, &net.to_bytes()).map_err(|e| LearnError::file(&job.out, e))?;
+        }
+        write_atomically(&checkpoint, &trainer.to_bytes()).map_err(|e| LearnError::file(&checkpoint, e))?;
+    }
+    bar.finish_and_clear();
+    log.note(&format!(
+        "network of the best epoch (loss {best:.6}) written to {}; checkpoint of the last epoch: {}",
+        job.out.display(),
+        checkpoint.display()
+    ));
+    Ok(TrainOutcome { best_loss: best, checkpoint })
 }
 
 #[cfg(test)]

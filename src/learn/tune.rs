@@ -19,8 +19,12 @@ use crate::core::{Color, PieceKind, VariantKind};
 use crate::eval::features;
 use crate::eval::pair::Pair;
 use crate::eval::weights::{GROUPS, Weights, at};
+use crate::eval::weights::{weights, weights_name};
+use crate::files::write_atomically;
 use crate::learn::data::Sample;
+use crate::learn::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data};
 use rayon::prelude::*;
+use std::path::PathBuf;
 
 /// Parameters fitted: the middle game and end game half of every weight, then the tempo.
 pub const PARAMS: usize = 2 * at::COUNT + 1;
@@ -342,6 +346,148 @@ impl FitState {
             v: floats[2 * PARAMS..].to_vec(),
         })
     }
+}
+
+/// What `cubist tune` is asked for: the data and the game, the share held
+/// out, the weight groups to fit, where the fitted weights go, a checkpoint
+/// to carry on from, and the fit's settings.
+#[derive(Clone, Debug)]
+pub struct TuneJob {
+    /// The data files to fit to.
+    pub data: Vec<PathBuf>,
+    /// The game whose weights are fitted.
+    pub variant: VariantKind,
+    /// The share of the positions held out (the last games), 0 to 0.9.
+    pub validation: f64,
+    /// The weight groups fitted (see [`select`]; `None`: all).
+    pub fit: Option<Vec<String>>,
+    /// The Rust source file written with the fitted weights (the checkpoint goes beside it).
+    pub out: Option<PathBuf>,
+    /// A checkpoint to carry on from.
+    pub resume: Option<PathBuf>,
+    /// The command line, recorded in the written source.
+    pub command: Vec<String>,
+    /// The fit's settings.
+    pub config: TuneConfig,
+}
+
+impl TuneJob {
+    /// Refuses settings out of range and an output folder that does not exist.
+    fn check(&self) -> Result<(), LearnError> {
+        let c = &self.config;
+        let valid = (0.0..=1.0).contains(&c.lambda)
+            && c.learning_rate > 0.0
+            && c.learning_rate.is_finite()
+            && c.l2 >= 0.0
+            && c.l2.is_finite()
+            && (0.0..0.9).contains(&self.validation);
+        if !valid {
+            return Err(LearnError::Settings(
+                "--lambda must lie within 0..=1, --lr be positive, --l2 at least 0 and --validation within 0..0.9"
+                    .into(),
+            ));
+        }
+        match &self.out {
+            Some(out) => check_out_folder(out),
+            None => Ok(()),
+        }
+    }
+
+    /// A new fit from `start`, or the checkpoint's when its `K` is this data's.
+    fn state(&self, start: &Params, k: f64, log: &mut dyn Log) -> Result<FitState, LearnError> {
+        let Some(path) = &self.resume else {
+            return Ok(FitState::new(start, k));
+        };
+        let bytes = std::fs::read(path).map_err(|e| LearnError::file(path, e))?;
+        let state = FitState::from_bytes(&bytes).map_err(|e| LearnError::file(path, e))?;
+        if state.k != k {
+            let message =
+                format!("a checkpoint of K = {} where this data gives {k}: not the same data and settings", state.k);
+            return Err(LearnError::file(path, message));
+        }
+        log.note(&format!("resuming after epoch {} of {}", state.epoch, path.display()));
+        Ok(state)
+    }
+}
+
+/// The table of material (placement tables averaged into it) and tempo, by hand and fitted.
+fn material_table(kind: VariantKind, hand: &Weights, tuned: &Weights) -> String {
+    let mut text =
+        String::from("material (placement tables averaged into it)\nkind    hand mg  hand eg   tuned mg tuned eg\n");
+    for k in PieceKind::ALL.iter().take(6) {
+        if kind == VariantKind::Haberkorn && *k == PieceKind::Duke {
+            continue;
+        }
+        let (h, t) = (hand.w[at::MATERIAL + k.index()], tuned.w[at::MATERIAL + k.index()]);
+        text += &format!("{:<7} {:>7} {:>8}   {:>8} {:>8}\n", format!("{k:?}"), h.0, h.1, t.0, t.1);
+    }
+    text + &format!("tempo   {:>7}            {:>8}", hand.tempo, tuned.tempo)
+}
+
+/// `cubist tune`: fits the chosen weight groups of the game's linear
+/// evaluation to the data (the last games held out), reporting the losses
+/// every 100 epochs and the material before and after; with `out`, writes a
+/// checkpoint beside it as it goes and the fitted weights as Rust source.
+pub fn run(job: &TuneJob, log: &mut dyn Log) -> Result<(), LearnError> {
+    job.check()?;
+    let free = match &job.fit {
+        Some(groups) => select(groups).map_err(LearnError::Settings)?,
+        None => vec![true; PARAMS],
+    };
+    let kind = job.variant;
+    let samples = read_data(&job.data, log)?;
+    let mut entries = prepare(&samples, kind);
+    drop(samples);
+    if entries.is_empty() {
+        return Err(LearnError::NoPositions(kind));
+    }
+    // The last positions (whole games, as data sets are written game by game) are held out.
+    let held = (entries.len() as f64 * job.validation) as usize;
+    let valid = entries.split_off(entries.len() - held);
+    let cfg = job.config;
+    let start = Params::from_weights(weights(kind));
+    let k = fit_k(&entries, cfg.lambda, &start);
+    let losses = |p: &Params| {
+        let v =
+            if valid.is_empty() { String::new() } else { format!("  held out {:.6}", loss(&valid, k, cfg.lambda, p)) };
+        format!("loss {:.6}{v}", loss(&entries, k, cfg.lambda, p))
+    };
+    let before = losses(&start);
+    let (fitted, held_n) = (entries.len(), valid.len());
+    log.line(&format!(
+        "{} positions of {kind} ({fitted} fitted, {held_n} held out), K = {k:.4}, {before}",
+        fitted + held_n
+    ));
+    let ckpt = job.out.as_deref().map(checkpoint_path);
+    let state = job.state(&start, k, log)?;
+    let mut saving = Ok(());
+    let params = fit_from(&entries, &start, &free, cfg, state, |s| {
+        log.line(&format!("epoch {:>6}  {}", s.epoch, losses(&s.params)));
+        if let (Some(path), Ok(())) = (&ckpt, &saving) {
+            saving = write_atomically(path, &s.to_bytes()).map_err(|e| LearnError::file(path, e));
+        }
+    })
+    .params;
+    saving?;
+    let after = losses(&params);
+    let (hand, tuned) = (start.to_weights(), params.to_weights());
+    log.line(&material_table(kind, &hand, &tuned));
+    if let Some(out) = &job.out {
+        let name = weights_name(kind);
+        let files: Vec<String> = job.data.iter().map(|p| p.display().to_string()).collect();
+        let text = format!(
+            "// Generated by `cubist tune`: {} positions of {kind}, K = {k:.4}; {before} -> {after}.\n\
+             // Data: {}\n// Command: {}\n\
+             /// The evaluation weights of {kind}, fitted by `cubist tune`.\n{}",
+            fitted + held_n,
+            files.join(" "),
+            job.command.join(" "),
+            tuned.to_source(&name)
+        );
+        write_atomically(out, text.as_bytes()).map_err(|e| LearnError::file(out, e))?;
+        log.note(&format!("wrote {}", out.display()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,18 +8,16 @@
 //! hundredths (`lmr_base_hdc = 75` is 0.75) so that every tunable is an `i32`
 //! that a UCI spin option (feature `tune`) or an SPSA script can move.
 
-use crate::core::VariantKind;
+use crate::core::{PerGame, VariantKind};
 use thiserror::Error;
 
 /// One tunable as a tuner sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tunable {
-    /// Field name (the UCI options are `<name>_hdc` and `<name>_haberkorn`).
+    /// Field name (the UCI options are `<name>_<game>`: `<name>_hdc`, `<name>_haberkorn`).
     pub name: &'static str,
-    /// The value in force in hdc when nothing is set.
-    pub hdc: i32,
-    /// The value in force in haberkorn when nothing is set.
-    pub haberkorn: i32,
+    /// The value in force in each game when nothing is set.
+    pub defaults: PerGame<i32>,
     /// Smallest sensible value.
     pub min: i32,
     /// Largest sensible value.
@@ -31,10 +29,7 @@ pub struct Tunable {
 impl Tunable {
     /// The default of this tunable in `kind`.
     pub fn default_for(&self, kind: VariantKind) -> i32 {
-        match kind {
-            VariantKind::Hdc => self.hdc,
-            VariantKind::Haberkorn => self.haberkorn,
-        }
+        self.defaults[kind]
     }
 
     /// The UCI option (and SPSA parameter) name of this tunable in `kind`.
@@ -72,7 +67,7 @@ pub enum ParamError {
 }
 
 macro_rules! tunables {
-    ($($name:ident = $hdc:expr, $hab:expr, $min:expr, $max:expr, $reason:expr;)*) => {
+    ($($name:ident = $($default:expr),+ ; $min:expr, $max:expr, $reason:expr;)*) => {
         /// Every tunable number of the search and the time manager, for one game.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Tunables {
@@ -81,16 +76,13 @@ macro_rules! tunables {
 
         /// The tunables with their per-game defaults, ranges and reasons, in field order.
         pub const TUNABLES: &[Tunable] = &[
-            $(Tunable { name: stringify!($name), hdc: $hdc, haberkorn: $hab, min: $min, max: $max, reason: $reason },)*
+            $(Tunable { name: stringify!($name), defaults: PerGame::new([$($default),+]), min: $min, max: $max, reason: $reason },)*
         ];
 
         impl Tunables {
             /// The defaults of `kind`.
             pub const fn defaults(kind: VariantKind) -> Tunables {
-                match kind {
-                    VariantKind::Hdc => Tunables { $($name: $hdc,)* },
-                    VariantKind::Haberkorn => Tunables { $($name: $hab,)* },
-                }
+                Tunables { $($name: PerGame::new([$($default),+]).at(kind),)* }
             }
 
             /// The value of the tunable `name`.
@@ -111,43 +103,43 @@ macro_rules! tunables {
     };
 }
 
-// name = hdc default, haberkorn default, min, max, reason.
+// name = one default per game in the order of `VariantKind::ALL` (hdc, haberkorn); min, max, reason.
 tunables! {
-    aspiration_delta = 30, 30, 5, 200, "Half-width of the first aspiration window at the root, in centipawns.";
-    aspiration_min_depth = 4, 4, 1, 20, "Iterations below this depth search the full window.";
-    rfp_max_depth = 7, 7, 0, 16, "Reverse futility prunes only at this remaining depth or less.";
-    rfp_margin = 90, 90, 20, 400, "Reverse futility margin per ply of depth.";
-    nmp_min_depth = 3, 3, 1, 10, "Null-move pruning needs at least this depth.";
-    nmp_base = 3, 3, 1, 6, "Null-move reduction at any depth.";
-    nmp_depth_div = 4, 4, 2, 10, "One more ply of null-move reduction per this many plies of depth.";
-    nmp_eval_div = 200, 200, 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
-    lost_margin = 2500, 1000, 200, 30000, "A side whose alpha is this far below zero makes no null move, prunes no node by reverse futility and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches): about a queen and a pawn in haberkorn, 2.5 times that in hdc, whose material is worth about 2.5 times as much (a queen 2254 against 812).";
-    nmp_verify_pieces = 2, 2, 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
-    lmp_max_depth = 8, 8, 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
-    lmp_base = 3, 3, 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
-    lmp_share = 0, 0, 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
-    futility_max_depth = 6, 6, 0, 12, "Futility pruning of quiet moves only at this depth or less.";
-    futility_base = 120, 120, 0, 600, "Futility margin at depth 0.";
-    futility_depth = 100, 100, 20, 400, "Futility margin per ply of depth.";
-    see_quiet_depth = 4, 4, 0, 10, "Quiet moves losing more than see_quiet_margin per ply in exchange are pruned at this depth or less.";
-    see_quiet_margin = 60, 60, 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
-    see_capture_depth = 6, 6, 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
-    see_capture_margin = 90, 90, 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
-    lmr_base = 75, 75, 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
-    lmr_divisor = 225, 225, 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
-    lmr_min_depth = 3, 3, 1, 8, "LMR only at this depth or more.";
-    lmr_move_ref = 0, 0, 0, 250, "If non-zero, LMR counts a move's number as if the node had this many moves (3D nodes have 100-250; 0: plain count).";
-    lmr_check_relief = 1, 1, 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
-    threat_flights = 1, 1, 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
-    lmr_history_div = 8192, 8192, 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
-    qs_recaptures_from = 4, 4, 1, 32, "Quiescence plies after which only recaptures are searched.";
-    qs_futility_margin = 200, 200, 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
-    tm_moves_to_go = 50, 50, 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";
-    tm_increment_pct = 75, 75, 0, 100, "Percent of the increment added to the soft limit.";
-    tm_soft_max_pct = 40, 40, 5, 80, "The soft limit is at most this percent of the remaining clock.";
-    tm_hard_factor = 3, 3, 1, 10, "The hard limit is this many soft limits.";
-    tm_hard_max_pct = 60, 60, 10, 90, "The hard limit is at most this percent of the remaining clock.";
-    tm_iteration_pct = 55, 55, 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
+    aspiration_delta = 30, 30; 5, 200, "Half-width of the first aspiration window at the root, in centipawns.";
+    aspiration_min_depth = 4, 4; 1, 20, "Iterations below this depth search the full window.";
+    rfp_max_depth = 7, 7; 0, 16, "Reverse futility prunes only at this remaining depth or less.";
+    rfp_margin = 90, 90; 20, 400, "Reverse futility margin per ply of depth.";
+    nmp_min_depth = 3, 3; 1, 10, "Null-move pruning needs at least this depth.";
+    nmp_base = 3, 3; 1, 6, "Null-move reduction at any depth.";
+    nmp_depth_div = 4, 4; 2, 10, "One more ply of null-move reduction per this many plies of depth.";
+    nmp_eval_div = 200, 200; 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
+    lost_margin = 2500, 1000; 200, 30000, "A side whose alpha is this far below zero makes no null move, prunes no node by reverse futility and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches): about a queen and a pawn in haberkorn, 2.5 times that in hdc, whose material is worth about 2.5 times as much (a queen 2254 against 812).";
+    nmp_verify_pieces = 2, 2; 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
+    lmp_max_depth = 8, 8; 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
+    lmp_base = 3, 3; 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
+    lmp_share = 0, 0; 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
+    futility_max_depth = 6, 6; 0, 12, "Futility pruning of quiet moves only at this depth or less.";
+    futility_base = 120, 120; 0, 600, "Futility margin at depth 0.";
+    futility_depth = 100, 100; 20, 400, "Futility margin per ply of depth.";
+    see_quiet_depth = 4, 4; 0, 10, "Quiet moves losing more than see_quiet_margin per ply in exchange are pruned at this depth or less.";
+    see_quiet_margin = 60, 60; 0, 400, "Exchange loss per ply of depth a quiet move may risk near the leaves.";
+    see_capture_depth = 6, 6; 0, 12, "Captures losing more than see_capture_margin per ply in exchange are pruned at this depth or less.";
+    see_capture_margin = 90, 90; 0, 400, "Exchange loss per ply of depth a capture may risk near the leaves.";
+    lmr_base = 75, 75; 0, 300, "LMR reduction = base + ln(depth) ln(move number) / divisor, in hundredths.";
+    lmr_divisor = 225, 225; 100, 600, "LMR divisor in hundredths (larger: gentler reductions).";
+    lmr_min_depth = 3, 3; 1, 8, "LMR only at this depth or more.";
+    lmr_move_ref = 0, 0; 0, 250, "If non-zero, LMR counts a move's number as if the node had this many moves (3D nodes have 100-250; 0: plain count).";
+    lmr_check_relief = 1, 1; 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
+    threat_flights = 1, 1; 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
+    lmr_history_div = 8192, 8192; 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
+    qs_recaptures_from = 4, 4; 1, 32, "Quiescence plies after which only recaptures are searched.";
+    qs_futility_margin = 200, 200; 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
+    tm_moves_to_go = 50, 50; 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";
+    tm_increment_pct = 75, 75; 0, 100, "Percent of the increment added to the soft limit.";
+    tm_soft_max_pct = 40, 40; 5, 80, "The soft limit is at most this percent of the remaining clock.";
+    tm_hard_factor = 3, 3; 1, 10, "The hard limit is this many soft limits.";
+    tm_hard_max_pct = 60, 60; 10, 90, "The hard limit is at most this percent of the remaining clock.";
+    tm_iteration_pct = 55, 55; 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
 }
 
 impl Tunables {
@@ -167,118 +159,72 @@ impl Tunables {
 /// One set of tunables per game: the two games differ in branching factor
 /// (hdc about 240 moves a node, haberkorn 60-150) and material scale, so
 /// each is tuned apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameTunables {
-    /// HyperDimension Chess.
-    pub hdc: Tunables,
-    /// Haberkorn's 3D space chess.
-    pub haberkorn: Tunables,
-}
+pub type GameTunables = PerGame<Tunables>;
 
 impl Default for GameTunables {
     fn default() -> GameTunables {
-        GameTunables {
-            hdc: Tunables::defaults(VariantKind::Hdc),
-            haberkorn: Tunables::defaults(VariantKind::Haberkorn),
-        }
+        PerGame::from_fn(Tunables::defaults)
     }
 }
 
 impl GameTunables {
-    /// The tunables of `kind`.
-    pub fn of(&self, kind: VariantKind) -> &Tunables {
-        match kind {
-            VariantKind::Hdc => &self.hdc,
-            VariantKind::Haberkorn => &self.haberkorn,
-        }
-    }
-
-    /// The tunables of `kind`, to change.
-    pub fn of_mut(&mut self, kind: VariantKind) -> &mut Tunables {
-        match kind {
-            VariantKind::Hdc => &mut self.hdc,
-            VariantKind::Haberkorn => &mut self.haberkorn,
-        }
-    }
-
-    /// Sets a tunable by option name: `<name>_hdc` or `<name>_haberkorn`
-    /// sets one game's, a bare `<name>` both; nothing changes on error.
+    /// Sets a tunable by option name: `<name>_<game>` sets one game's, a
+    /// bare `<name>` every game's; nothing changes on error.
     pub fn set(&mut self, option: &str, value: i32) -> Result<(), ParamError> {
         if let Some((t, kind)) = Tunable::by_option(option) {
-            return self.of_mut(kind).set(t.name, value);
+            return self[kind].set(t.name, value);
         }
-        let mut both = *self;
-        both.hdc.set(option, value)?;
-        both.haberkorn.set(option, value)?;
-        *self = both;
+        let mut all = *self;
+        for (_, t) in all.iter_mut() {
+            t.set(option, value)?;
+        }
+        *self = all;
         Ok(())
     }
 }
 
-/// On/off switches of the pruning and reduction techniques (all on by
-/// default), so that self-play can measure each one and a plain full-width
-/// alpha-beta baseline can be built from the same search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Switches {
-    /// Null-move pruning.
-    pub null_move: bool,
-    /// Late-move reductions.
-    pub lmr: bool,
-    /// Reverse futility (static null-move) pruning.
-    pub reverse_futility: bool,
-    /// Futility pruning of quiet moves.
-    pub futility: bool,
-    /// Late-move pruning of quiet moves.
-    pub late_move_pruning: bool,
-    /// Pruning of moves that lose material in exchange near the leaves.
-    pub see_pruning: bool,
-    /// Aspiration windows at the root.
-    pub aspiration: bool,
+macro_rules! switches {
+    ($($name:ident: $doc:expr;)*) => {
+        /// On/off switches of the pruning and reduction techniques (all on by
+        /// default), so that self-play can measure each one and a plain full-width
+        /// alpha-beta baseline can be built from the same search.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Switches {
+            $(#[doc = $doc] pub $name: bool,)*
+        }
+
+        impl Switches {
+            /// Every technique on.
+            pub const ALL_ON: Switches = Switches { $($name: true,)* };
+
+            /// Every selective technique off: a full-width alpha-beta search (with
+            /// quiescence, the transposition table and move ordering).
+            pub const FULL_WIDTH: Switches = Switches { $($name: false,)* };
+
+            /// The switch names, as the strength example's `--off` takes them.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// Turns the switch `name` off; `false` if there is no such switch.
+            pub fn turn_off(&mut self, name: &str) -> bool {
+                let slot = match name {
+                    $(stringify!($name) => &mut self.$name,)*
+                    _ => return false,
+                };
+                *slot = false;
+                true
+            }
+        }
+    };
 }
 
-impl Switches {
-    /// Every technique on.
-    pub const ALL_ON: Switches = Switches {
-        null_move: true,
-        lmr: true,
-        reverse_futility: true,
-        futility: true,
-        late_move_pruning: true,
-        see_pruning: true,
-        aspiration: true,
-    };
-
-    /// Every selective technique off: a full-width alpha-beta search (with
-    /// quiescence, the transposition table and move ordering).
-    pub const FULL_WIDTH: Switches = Switches {
-        null_move: false,
-        lmr: false,
-        reverse_futility: false,
-        futility: false,
-        late_move_pruning: false,
-        see_pruning: false,
-        aspiration: false,
-    };
-
-    /// The switch names, as the strength example's `--off` takes them.
-    pub const NAMES: [&'static str; 7] =
-        ["null_move", "lmr", "reverse_futility", "futility", "late_move_pruning", "see_pruning", "aspiration"];
-
-    /// Turns the switch `name` off; `false` if there is no such switch.
-    pub fn turn_off(&mut self, name: &str) -> bool {
-        let slot = match name {
-            "null_move" => &mut self.null_move,
-            "lmr" => &mut self.lmr,
-            "reverse_futility" => &mut self.reverse_futility,
-            "futility" => &mut self.futility,
-            "late_move_pruning" => &mut self.late_move_pruning,
-            "see_pruning" => &mut self.see_pruning,
-            "aspiration" => &mut self.aspiration,
-            _ => return false,
-        };
-        *slot = false;
-        true
-    }
+switches! {
+    null_move: "Null-move pruning.";
+    lmr: "Late-move reductions.";
+    reverse_futility: "Reverse futility (static null-move) pruning.";
+    futility: "Futility pruning of quiet moves.";
+    late_move_pruning: "Late-move pruning of quiet moves.";
+    see_pruning: "Pruning of moves that lose material in exchange near the leaves.";
+    aspiration: "Aspiration windows at the root.";
 }
 
 impl Default for Switches {
@@ -330,12 +276,12 @@ mod tests {
     #[test]
     fn option_names_set_one_game_and_bare_names_both() {
         let mut g = GameTunables::default();
-        assert_eq!(g.hdc.lost_margin, 2500);
-        assert_eq!(g.haberkorn.lost_margin, 1000);
+        assert_eq!(g[VariantKind::Hdc].lost_margin, 2500);
+        assert_eq!(g[VariantKind::Haberkorn].lost_margin, 1000);
         g.set("lost_margin_hdc", 3000).unwrap();
-        assert_eq!((g.hdc.lost_margin, g.haberkorn.lost_margin), (3000, 1000));
+        assert_eq!((g[VariantKind::Hdc].lost_margin, g[VariantKind::Haberkorn].lost_margin), (3000, 1000));
         g.set("rfp_margin", 100).unwrap();
-        assert_eq!((g.hdc.rfp_margin, g.haberkorn.rfp_margin), (100, 100));
+        assert_eq!((g[VariantKind::Hdc].rfp_margin, g[VariantKind::Haberkorn].rfp_margin), (100, 100));
         let before = g;
         assert!(matches!(g.set("rfp_margin_haberkorn", 1), Err(ParamError::OutOfRange { .. })));
         assert!(matches!(g.set("rfp_margin_chess", 100), Err(ParamError::Unknown(_))));

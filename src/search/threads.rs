@@ -336,7 +336,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
             pos.side_to_move(),
             Duration::from_millis(settings.move_overhead_ms),
             start_time,
-            params.tunables.of(pos.variant().kind),
+            &params.tunables[pos.variant().kind],
         ),
         limits,
         params,

@@ -130,7 +130,7 @@ pub struct Searcher<'a> {
 impl<'a> Searcher<'a> {
     /// Thread `id` (0 = main) searching `pos` over `root_moves`.
     pub fn new(id: usize, shared: &'a Shared<'a>, pos: Position, root_moves: Vec<RootMove>) -> Searcher<'a> {
-        let t = *shared.params.tunables.of(pos.variant().kind);
+        let t = shared.params.tunables[pos.variant().kind];
         let lmr = lmr_table(t.lmr_base, t.lmr_divisor);
         let eval = SearchEval::new(&shared.networks, &pos);
         Searcher {

@@ -451,7 +451,7 @@ impl Options {
         if !(min..=max).contains(&n) {
             return Err(OptionError::OutOfRange { name: t.name, value: n, min, max });
         }
-        self.params.tunables.of_mut(kind).set(t.name, n as i32).map_err(|_| unknown())?;
+        self.params.tunables[kind].set(t.name, n as i32).map_err(|_| unknown())?;
         Ok(Effect::Settings)
     }
 
@@ -561,11 +561,11 @@ mod tests {
         let r = o.set("rfp_margin_haberkorn", Some("150"));
         if cfg!(feature = "tune") {
             assert_eq!(r, Ok(Effect::Settings));
-            assert_eq!(o.params().tunables.haberkorn.rfp_margin, 150);
-            assert_eq!(o.params().tunables.hdc.rfp_margin, 90);
+            assert_eq!(o.params().tunables[VariantKind::Haberkorn].rfp_margin, 150);
+            assert_eq!(o.params().tunables[VariantKind::Hdc].rfp_margin, 90);
             assert!(matches!(o.set("rfp_margin_haberkorn", Some("99999")), Err(OptionError::OutOfRange { .. })));
             assert!(matches!(o.set("rfp_margin", Some("100")), Err(OptionError::Unknown(_))));
-            assert_eq!(o.params().tunables.haberkorn.rfp_margin, 150);
+            assert_eq!(o.params().tunables[VariantKind::Haberkorn].rfp_margin, 150);
             assert_eq!(tune_configs().len(), 2 * crate::search::params::TUNABLES.len());
         } else {
             assert_eq!(r, Err(OptionError::Unknown("rfp_margin_haberkorn".into())));

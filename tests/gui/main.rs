@@ -576,7 +576,7 @@ fn a_port_in_use_is_named_and_localhost_is_accepted() {
     assert!(stderr.contains("cannot listen on") && stderr.contains(&format!(":{port}: ")), "{stderr}");
     assert!(!stderr.contains("not an IP address"), "{stderr}");
     drop(taken);
-    let args = cubist::gui::GuiArgs {
+    let args = cubist::gui::GuiOptions {
         host: "localhost".into(),
         port: 0,
         engine: Vec::new(),
