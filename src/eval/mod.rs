@@ -99,11 +99,6 @@ impl Networks {
         let game = net.game;
         self.0[game] = Some(net);
     }
-
-    /// Takes `game`'s network out: that game plays with the linear evaluation.
-    pub fn remove(&mut self, game: VariantKind) {
-        self.0[game] = None;
-    }
 }
 
 /// A search thread's evaluation: the position's game's network when one is

@@ -27,8 +27,7 @@ use super::data::Sample;
 use super::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data};
 use crate::core::{Color, Position, VariantKind};
 use crate::eval::nnue::{INPUTS, Network, QA, QB, features};
-use crate::files::fnv1a;
-use crate::files::write_atomically;
+use crate::files::{fnv1a, write_atomically};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -731,7 +730,7 @@ pub struct TrainJob {
     pub held_out: Vec<PathBuf>,
     /// The game whose positions are learnt.
     pub variant: VariantKind,
-    /// Symmetric copies added per position.
+    /// Positions made from each training position by 1-3 random moves, taught by the linear evaluation alone.
     pub augment: usize,
     /// The share of the training positions held out when `held_out` is empty (0 to 0.9).
     pub validation: f64,

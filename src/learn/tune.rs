@@ -18,8 +18,7 @@
 use crate::core::{Color, PieceKind, VariantKind};
 use crate::eval::features;
 use crate::eval::pair::Pair;
-use crate::eval::weights::{GROUPS, Weights, at};
-use crate::eval::weights::{weights, weights_name};
+use crate::eval::weights::{GROUPS, Weights, at, weights, weights_name};
 use crate::files::write_atomically;
 use crate::learn::data::Sample;
 use crate::learn::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data};
