@@ -208,11 +208,12 @@ impl Engine {
         self.params = params;
     }
 
-    /// Forgets everything learnt: `ucinewgame`, `Clear Hash`. Histories and
-    /// killers live only for one search, so this empties the hash table.
+    /// Forgets everything learnt: `ucinewgame`, `Clear Hash`. Empties the
+    /// hash table and the search threads' histories (kept between moves).
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear();
+        self.pool.clear_histories();
     }
 
     /// Transposition table use of the current search, per mille (sampled).

@@ -2,15 +2,22 @@
 //! reply that refuted a move last time) and the butterfly history of quiet
 //! moves (by side, from-square and to-square), updated with "gravity" so that
 //! values stay within ±`HISTORY_MAX`.
+//!
+//! The tables live as long as the search threads: [`Histories`] keeps one
+//! per thread from one `go` to the next, as Stockfish does, so what a move's
+//! search learnt orders the next move's search; `ucinewgame` (and `Clear
+//! Hash`) forget them. Killers, which are tied to plies, start empty at each
+//! search.
 
 use super::score::MAX_PLY;
 use crate::core::{Color, Move};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// History values stay within ±this.
 pub const HISTORY_MAX: i32 = 16_384;
 
 /// The move-ordering memory of one search thread (3 MiB: 1 MiB of history
-/// and 2 MiB of countermoves, allocated once per search).
+/// and 2 MiB of countermoves, allocated at the thread's first search).
 pub struct History {
     butterfly: Vec<i16>,
     counter: Vec<Move>,
@@ -31,6 +38,12 @@ impl History {
             counter: vec![Move::NONE; 2 * 512 * 512],
             killers: [[Move::NONE; 2]; MAX_PLY + 1],
         }
+    }
+
+    /// Tables not allocated yet (a pool thread that has not searched);
+    /// [`Histories::lease`] allocates them.
+    fn unallocated() -> History {
+        History { butterfly: Vec::new(), counter: Vec::new(), killers: [[Move::NONE; 2]; MAX_PLY + 1] }
     }
 
     /// Forgets everything.
@@ -107,6 +120,40 @@ impl History {
     }
 }
 
+/// The histories of a pool's search threads, one per thread, kept between
+/// searches. A thread's tables are allocated when it first searches, so a
+/// pool of many threads costs nothing until they run.
+pub struct Histories {
+    slots: Vec<Mutex<History>>,
+}
+
+impl Histories {
+    /// Empty histories for `threads` search threads.
+    pub fn new(threads: usize) -> Histories {
+        Histories { slots: (0..threads.max(1)).map(|_| Mutex::new(History::unallocated())).collect() }
+    }
+
+    /// The histories of search thread `id` for one search (the last thread's
+    /// for an `id` beyond the pool), allocated if need be, killers cleared.
+    /// A search holds its thread's lock to the end; nothing else contends.
+    pub fn lease(&self, id: usize) -> MutexGuard<'_, History> {
+        let slot = &self.slots[id.min(self.slots.len() - 1)];
+        let mut h = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if h.butterfly.is_empty() {
+            *h = History::new();
+        }
+        h.killers = [[Move::NONE; 2]; MAX_PLY + 1];
+        h
+    }
+
+    /// Forgets what every thread learnt (`ucinewgame`), releasing the memory.
+    pub fn clear(&self) {
+        for slot in &self.slots {
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = History::unallocated();
+        }
+    }
+}
+
 /// The history bonus for a cutoff at `depth`.
 #[inline]
 pub fn bonus(depth: i32) -> i32 {
@@ -137,5 +184,28 @@ mod tests {
         assert_eq!(h.countermove(Color::Black, moves[0]), moves[5]);
         h.clear();
         assert_eq!(h.killers(3), [Move::NONE; 2]);
+    }
+
+    #[test]
+    fn histories_outlive_a_search_until_cleared() {
+        let pos = Position::start(Variant::haberkorn());
+        let m = pos.legal_moves()[3];
+        let all = Histories::new(2);
+        {
+            let mut h = all.lease(1);
+            h.update(Color::White, m, bonus(6));
+            h.add_killer(2, m);
+            h.set_countermove(Color::Black, m, m);
+        }
+        let h = all.lease(1);
+        assert_eq!(h.score(Color::White, m), bonus(6), "the history is kept");
+        assert_eq!(h.countermove(Color::Black, m), m, "the countermove is kept");
+        assert_eq!(h.killers(2), [Move::NONE; 2], "killers start empty");
+        drop(h);
+        assert_eq!(all.lease(0).score(Color::White, m), 0, "each thread has its own");
+        assert_eq!(all.lease(7).score(Color::White, m), bonus(6), "an id beyond the pool gets the last thread's");
+        all.clear();
+        assert_eq!(all.lease(1).score(Color::White, m), 0, "cleared");
+        assert_eq!(all.lease(1).countermove(Color::Black, m), Move::NONE);
     }
 }

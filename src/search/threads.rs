@@ -21,6 +21,7 @@
 //! movetime 100` took seconds. The pool below hands each thread its own job
 //! and never steals.
 
+use super::history::{Histories, History};
 use super::limits::{Limits, Settings};
 use super::movepick::capture_score;
 use super::params::SearchParams;
@@ -74,11 +75,13 @@ struct PoolInner {
 }
 
 /// The persistent search threads: thread 0 for the main searcher, helpers
-/// 1..`threads`, and the watchdog after them.
+/// 1..`threads`, and the watchdog after them; and each searcher's
+/// histories, kept from one search to the next.
 pub struct ThreadPool {
     inner: Arc<PoolInner>,
     handles: Vec<JoinHandle<()>>,
     threads: usize,
+    histories: Histories,
 }
 
 impl ThreadPool {
@@ -95,7 +98,8 @@ impl ThreadPool {
             mailboxes: (0..=threads).map(|_| Mailbox::default()).collect(),
             quit: AtomicBool::new(false),
         });
-        let mut pool = ThreadPool { inner, handles: Vec::with_capacity(threads + 1), threads };
+        let mut pool =
+            ThreadPool { inner, handles: Vec::with_capacity(threads + 1), threads, histories: Histories::new(threads) };
         let (running, started) = std::sync::mpsc::channel::<()>();
         for i in 0..=threads {
             let inner = Arc::clone(&pool.inner);
@@ -121,6 +125,16 @@ impl ThreadPool {
     /// How many searchers the pool holds.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Forgets what the searchers learnt (their histories): a new game.
+    pub fn clear_histories(&self) {
+        self.histories.clear();
+    }
+
+    /// Searcher `id`'s histories for one search.
+    fn histories(&self, id: usize) -> std::sync::MutexGuard<'_, History> {
+        self.histories.lease(id)
     }
 
     /// Runs `job` on the main search thread (thread 0) and returns at once.
@@ -345,7 +359,8 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
     };
     // Helpers hand their proposals in here.
     let helper_proposals: Mutex<Vec<Proposal>> = Mutex::new(Vec::new());
-    let team = Team { threads, max_depth, shared: &shared, pos, root_moves: &root_moves, proposals: &helper_proposals };
+    let team =
+        Team { threads, max_depth, shared: &shared, pool, pos, root_moves: &root_moves, proposals: &helper_proposals };
     let main_proposal = pool.scope(|scope| {
         /// Raises the abort flag when the main searcher is done, also if it unwinds.
         struct AbortOnDrop<'a>(&'a AtomicBool);
@@ -360,7 +375,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         if threads > 1 {
             scope.spawn_on(1, move || helper(scope, team, 1));
         }
-        let mut main = Searcher::new(0, shared, pos.clone(), root_moves.clone());
+        let mut main = Searcher::new(0, shared, pool.histories(0), pos.clone(), root_moves.clone());
         main.iterate(max_depth, Some(&mut *report));
         // Stopped inside an iteration: the last word on nodes and the line in force.
         if shared.abort.load(Ordering::Relaxed) && main.completed_depth > 0 {
@@ -394,11 +409,13 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
 }
 
 /// What the helpers of one search share: how many searchers, how deep, the
-/// shared state, the root, and where they hand in their proposals.
+/// shared state, the pool (for each helper's histories), the root, and
+/// where they hand in their proposals.
 struct Team<'a> {
     threads: usize,
     max_depth: i32,
     shared: &'a Shared<'a>,
+    pool: &'a ThreadPool,
     pos: &'a Position,
     root_moves: &'a [RootMove],
     proposals: &'a Mutex<Vec<Proposal>>,
@@ -412,7 +429,7 @@ fn helper<'scope>(scope: &'scope Scope<'scope, '_>, team: &'scope Team<'scope>, 
     if shared.abort.load(Ordering::Relaxed) {
         return;
     }
-    let mut s = Searcher::new(id, shared, team.pos.clone(), team.root_moves.to_vec());
+    let mut s = Searcher::new(id, shared, team.pool.histories(id), team.pos.clone(), team.root_moves.to_vec());
     if id + 1 < team.threads && !shared.abort.load(Ordering::Relaxed) {
         scope.spawn_on(id + 1, move || helper(scope, team, id + 1));
     }

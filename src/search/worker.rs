@@ -15,6 +15,7 @@ use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use crate::core::{Move, PieceKind, Position, Undo};
 use crate::eval::{Evaluator, Networks, SearchEval};
+use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A node counter on its own cache line (one per thread, summed for reports).
@@ -107,7 +108,8 @@ pub struct Searcher<'a> {
     pub(super) id: usize,
     pub(super) shared: &'a Shared<'a>,
     pub(super) pos: Position,
-    pub(super) hist: History,
+    /// This thread's histories, kept from search to search by the pool.
+    pub(super) hist: MutexGuard<'a, History>,
     pub(super) buf: MoveBuffer,
     /// The evaluation (with its per-thread memory).
     pub(super) eval: SearchEval,
@@ -128,8 +130,14 @@ pub struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
-    /// Thread `id` (0 = main) searching `pos` over `root_moves`.
-    pub fn new(id: usize, shared: &'a Shared<'a>, pos: Position, root_moves: Vec<RootMove>) -> Searcher<'a> {
+    /// Thread `id` (0 = main) searching `pos` over `root_moves` with its histories `hist`.
+    pub fn new(
+        id: usize,
+        shared: &'a Shared<'a>,
+        hist: MutexGuard<'a, History>,
+        pos: Position,
+        root_moves: Vec<RootMove>,
+    ) -> Searcher<'a> {
         let t = shared.params.tunables[pos.variant().kind];
         let lmr = lmr_table(t.lmr_base, t.lmr_divisor);
         let eval = SearchEval::new(&shared.networks, &pos);
@@ -137,7 +145,7 @@ impl<'a> Searcher<'a> {
             id,
             shared,
             pos,
-            hist: History::new(),
+            hist,
             buf: MoveBuffer::new(),
             eval,
             nodes: 0,
