@@ -206,6 +206,7 @@ fn sprt_stops_a_lopsided_match_early() {
     assert!(o.ok, "{}", o.stderr);
     assert_eq!(o.json["stopped_early"], true);
     assert_eq!(o.json["sprt"]["decision"], "H1");
+    assert_eq!(o.json["sprt"]["verdict"], "accepted");
     let games = o.json["games"].as_u64().unwrap();
     assert!(games < 400 && games as usize == o.records.len());
     // Not before the minimum of game pairs (10 by default), however lopsided.

@@ -270,7 +270,7 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<MatchSummary, MergeError> {
             let pairs = if identity.repeat { t.pairs() } else { t.games() / 2 };
             // The budget is spent once every shard of the match played all its games.
             let whole = shards.indices.len() as u64 == u64::from(shards.count);
-            Some(SprtSummary::new(&checked, &t, pairs, whole && games >= scheduled))
+            Some(SprtSummary::new(&checked, &t, pairs, whole && games >= scheduled, None))
         }
         None => None,
     };
@@ -552,7 +552,7 @@ mod tests {
                 let t = tallies[0];
                 // A file of one shard of several has not spent the match's budget.
                 let whole = shard.count() <= 1;
-                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 }, whole)
+                SprtSummary::new(&s, &t, if d.repeat { t.pairs() } else { t.games() / 2 }, whole, None)
             });
             MatchSummary {
                 engines: d.names.clone(),

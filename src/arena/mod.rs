@@ -43,7 +43,7 @@ use process::{EngineProcess, ProcessError};
 use record::{GameRecord, GameResult, Termination, today};
 use serde::{Deserialize, Serialize};
 use state::{MatchState, Program, Progress as Kept, StateError, deserialize_variant, serialize_variant};
-use stats::{Sprt, SprtDecision, Tally};
+use stats::{Sprt, SprtDecision, SprtStop, Tally};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{Seek, Write};
@@ -719,7 +719,7 @@ pub fn resume_match(
     }
     if p.finished {
         let errors = p.error_lines.clone();
-        let summary = summarise(&cfg, &schedule, &p.results, p.stopped_early, identity, &errors);
+        let summary = summarise(&cfg, &schedule, &p.results, (p.stopped_early, p.sprt_stop), identity, &errors);
         Outputs { pgn: None, json: cfg.results_json.clone(), records_bytes: 0 }.summary(&summary)?;
         Progress::new(0).say(format!("the match of '{file}' is complete: nothing is left to play"));
         return Ok(summary);
@@ -803,7 +803,8 @@ fn play(
         let p = &mut keeping.state.progress;
         p.records_bytes = outputs.records_bytes;
         p.error_lines = errors_now();
-        outputs.summary(&summarise(&cfg, &schedule, &p.results, p.stopped_early, identity.clone(), &p.error_lines))?;
+        let stop = (p.stopped_early, p.sprt_stop);
+        outputs.summary(&summarise(&cfg, &schedule, &p.results, stop, identity.clone(), &p.error_lines))?;
         match &keeping.path {
             Some(path) => Ok(keeping.state.save(path)?),
             None => Ok(()),
@@ -826,13 +827,18 @@ fn play(
     let stop = AtomicBool::new(false);
     let sharded = cfg.shard.count() > 1;
     let mut stopped_early = false;
+    let mut sprt_stop = keeping.state.progress.sprt_stop;
     // A resumed match whose SPRT had decided with its last finished block plays no more.
     if let Some(sprt) = &cfg.sprt
         && !sharded
-        && sprt.decision_after(sprt.llr(&results.tallies[0]), results.pairs(cfg.repeat)) != SprtDecision::Continue
     {
-        stopped_early = true;
-        stop.store(true, Ordering::Relaxed);
+        let llr = sprt.llr(&results.tallies[0]);
+        let decision = sprt.decision_after(llr, results.pairs(cfg.repeat));
+        if decision != SprtDecision::Continue || sprt_stop.is_some() {
+            stopped_early = true;
+            stop.store(true, Ordering::Relaxed);
+            sprt_stop = sprt_stop.or(Some(SprtStop { decision, llr, games: results.tallies[0].games() }));
+        }
     }
     let mut write_error = None;
     let mut was_interrupted = false;
@@ -924,6 +930,7 @@ fn play(
                 // A shard plays all its games: the test decides on the merged shards.
                 if decision != SprtDecision::Continue && !stopped_early && !sharded {
                     stopped_early = true;
+                    sprt_stop = Some(SprtStop { decision, llr, games: t.games() });
                     stop.store(true, Ordering::Relaxed);
                     progress.say(format!("SPRT: {decision}, stopping"));
                 }
@@ -959,9 +966,10 @@ fn play(
     let p = &mut keeping.state.progress;
     p.finished = true;
     p.stopped_early = stopped_early;
+    p.sprt_stop = sprt_stop;
     checkpoint(&mut keeping, &outputs)?;
     let p = &keeping.state.progress;
-    Ok(summarise(&cfg, &schedule, &p.results, p.stopped_early, identity, &p.error_lines))
+    Ok(summarise(&cfg, &schedule, &p.results, (p.stopped_early, p.sprt_stop), identity, &p.error_lines))
 }
 
 /// Keeps the games of a block: counted, their records written in the order of the schedule, the block marked finished.
@@ -1069,7 +1077,7 @@ fn summarise(
     cfg: &MatchConfig,
     schedule: &Schedule,
     results: &Results,
-    stopped_early: bool,
+    (stopped_early, sprt_stop): (bool, Option<SprtStop>),
     identity: MatchIdentity,
     errors: &[u64],
 ) -> MatchSummary {
@@ -1098,7 +1106,7 @@ fn summarise(
         // A shard's games are part of the budget: the merged shards decide.
         sprt: cfg.sprt.as_ref().map(|s| {
             let spent = cfg.shard.count() <= 1 && results.finished >= schedule.len();
-            SprtSummary::new(s, &results.tallies[0], pairs, spent)
+            SprtSummary::new(s, &results.tallies[0], pairs, spent, sprt_stop)
         }),
         shards: ShardSet::from(cfg.shard),
         fingerprint: identity.fingerprint(),

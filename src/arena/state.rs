@@ -11,6 +11,7 @@
 //! hands them over (`C` and `R`), so that this module depends on nothing above it.
 
 use super::fingerprint::MatchIdentity;
+use super::stats::SprtStop;
 use crate::core::{Variant, VariantKind};
 use crate::files::{fnv1a, write_atomically};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -83,6 +84,9 @@ pub struct Progress<R> {
     pub finished: bool,
     /// The SPRT stopped it.
     pub stopped_early: bool,
+    /// Where the SPRT stopped it (absent in states written before it was kept).
+    #[serde(default)]
+    pub sprt_stop: Option<SprtStop>,
     /// Every block of the schedule (counted from 0 in this shard) before this one is finished.
     pub blocks_below: u64,
     /// The finished blocks from `blocks_below` on (games played at once finish out of order).
@@ -103,6 +107,7 @@ impl<R> Progress<R> {
         Progress {
             finished: false,
             stopped_early: false,
+            sprt_stop: None,
             blocks_below: 0,
             blocks_above: BTreeSet::new(),
             games: 0,

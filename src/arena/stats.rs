@@ -216,7 +216,7 @@ impl std::fmt::Display for SprtModel {
 }
 
 /// What an SPRT concluded so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SprtDecision {
     /// Keep playing.
     Continue,
@@ -234,6 +234,20 @@ impl fmt::Display for SprtDecision {
             SprtDecision::H1 => "H1 accepted",
         })
     }
+}
+
+/// Where an SPRT stopped its match: the bound it crossed, its LLR and the
+/// games counted then. Games in play at that moment still finish and are
+/// counted after it; they can move the LLR back inside the bounds, but the
+/// test was decided when it stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtStop {
+    /// The bound crossed (H0 or H1).
+    pub decision: SprtDecision,
+    /// The LLR that crossed it.
+    pub llr: f64,
+    /// The games counted when it crossed.
+    pub games: u32,
 }
 
 /// What a test concluded: its SPRT's bound, or at its game budget the
@@ -327,10 +341,23 @@ impl Sprt {
     /// 95% Elo interval lies above `elo0` (for a gainer, `elo0` = 0, that
     /// is a likelihood of superiority of at least 97.5%; for a
     /// non-regression, `elo0` < 0, no loss of `|elo0|` or more is
-    /// plausible), else rejected. Before that the test is undecided.
-    pub fn verdict(&self, tally: &Tally, pairs: u32, budget_spent: bool) -> (Verdict, String) {
+    /// plausible), else rejected. Before that the test is undecided. A
+    /// match the SPRT stopped (`stop`) keeps the decision it stopped on,
+    /// whatever the games then in play did to the LLR afterwards.
+    pub fn verdict(&self, tally: &Tally, pairs: u32, budget_spent: bool, stop: Option<SprtStop>) -> (Verdict, String) {
         let llr = self.llr(tally);
         let (lower, upper) = self.bounds();
+        if let Some(stop) = stop.filter(|s| s.decision != SprtDecision::Continue) {
+            let later = if tally.games() > stop.games {
+                format!(" after {} games; {llr:.2} with the {} then in play", stop.games, tally.games() - stop.games)
+            } else {
+                String::new()
+            };
+            return match stop.decision {
+                SprtDecision::H0 => (Verdict::Rejected, format!("H0, LLR {:.2} ≤ {lower:.2}{later}", stop.llr)),
+                _ => (Verdict::Accepted, format!("H1, LLR {:.2} ≥ {upper:.2}{later}", stop.llr)),
+            };
+        }
         match self.decision_after(llr, pairs) {
             SprtDecision::H1 => (Verdict::Accepted, format!("H1, LLR {llr:.2} ≥ {upper:.2}")),
             SprtDecision::H0 => (Verdict::Rejected, format!("H0, LLR {llr:.2} ≤ {lower:.2}")),
@@ -435,18 +462,18 @@ mod tests {
         let t = Tally { wins: 55, draws: 95, losses: 50, penta: [5, 20, 50, 15, 10] };
         for s in [&non_regression, &gainer] {
             assert_eq!(s.decision_after(s.llr(&t), 100), SprtDecision::Continue);
-            assert_eq!(s.verdict(&t, 100, false).0, Verdict::Undecided);
+            assert_eq!(s.verdict(&t, 100, false, None).0, Verdict::Undecided);
         }
         // Lower end −14.6: below −10 and below 0, both rejected at the budget.
-        let (v, why) = non_regression.verdict(&t, 100, true);
+        let (v, why) = non_regression.verdict(&t, 100, true, None);
         assert_eq!(v, Verdict::Rejected, "{why}");
         assert!(why.contains("budget of 200 games spent") && why.contains("not above elo0 -10"), "{why}");
-        assert_eq!(gainer.verdict(&t, 100, true).0, Verdict::Rejected);
+        assert_eq!(gainer.verdict(&t, 100, true, None).0, Verdict::Rejected);
         // Twenty times the pairs: +8.7 ± 7.4, lower end +1.3: above both.
         let big = Tally { wins: 1100, draws: 1900, losses: 1000, penta: [100, 400, 1000, 300, 200] };
         assert!((big.elo() - big.elo_error() - 1.3).abs() < 0.1, "{} ± {}", big.elo(), big.elo_error());
         for s in [&non_regression, &gainer] {
-            let (v, why) = s.verdict(&big, 2000, true);
+            let (v, why) = s.verdict(&big, 2000, true, None);
             if s.decision_after(s.llr(&big), 2000) == SprtDecision::Continue {
                 assert_eq!(v, Verdict::Accepted, "{why}");
                 assert!(why.contains("is above elo0"), "{why}");
@@ -456,11 +483,32 @@ mod tests {
         }
         // A crossed bound decides whatever the budget.
         let ww = Tally { wins: 200, draws: 0, losses: 0, penta: [0, 0, 0, 0, 100] };
-        assert_eq!(gainer.verdict(&ww, 100, false).0, Verdict::Accepted);
+        assert_eq!(gainer.verdict(&ww, 100, false, None).0, Verdict::Accepted);
         let ll = Tally { wins: 0, draws: 0, losses: 200, penta: [100, 0, 0, 0, 0] };
-        let (v, why) = non_regression.verdict(&ll, 100, true);
+        let (v, why) = non_regression.verdict(&ll, 100, true, None);
         assert_eq!(v, Verdict::Rejected);
         assert!(why.starts_with("H0"), "{why}");
+    }
+
+    #[test]
+    fn a_match_stopped_by_its_sprt_keeps_that_decision() {
+        let gainer = Sprt::new(0.0, 10.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        // No bound crossed on these counts alone (+8.7 ± 23.3)...
+        let t = Tally { wins: 55, draws: 95, losses: 50, penta: [5, 20, 50, 15, 10] };
+        assert_eq!(gainer.verdict(&t, 100, false, None).0, Verdict::Undecided);
+        // ...but the match stopped when the LLR crossed the upper bound two games earlier.
+        let stop = SprtStop { decision: SprtDecision::H1, llr: 2.95, games: 198 };
+        let (v, why) = gainer.verdict(&t, 100, false, Some(stop));
+        assert_eq!(v, Verdict::Accepted, "{why}");
+        assert!(
+            why.starts_with("H1, LLR 2.95 ≥ 2.94 after 198 games; ") && why.ends_with("with the 2 then in play"),
+            "{why}"
+        );
+        let stop = SprtStop { decision: SprtDecision::H0, llr: -2.96, games: 200 };
+        assert_eq!(gainer.verdict(&t, 100, true, Some(stop)), (Verdict::Rejected, "H0, LLR -2.96 ≤ -2.94".to_string()));
+        // A record of no decision decides nothing.
+        let stop = SprtStop { decision: SprtDecision::Continue, llr: 0.0, games: 200 };
+        assert_eq!(gainer.verdict(&t, 100, false, Some(stop)).0, Verdict::Undecided);
     }
 
     #[test]

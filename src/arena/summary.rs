@@ -2,7 +2,7 @@
 //! final table and the `--results-json` document.
 
 use super::fingerprint::MatchIdentity;
-use super::stats::{Sprt, SprtDecision, SprtModel, Tally, Verdict};
+use super::stats::{Sprt, SprtDecision, SprtModel, SprtStop, Tally, Verdict};
 use crate::arena::shard::ShardSet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -84,11 +84,11 @@ pub struct SprtSummary {
 
 impl SprtSummary {
     /// The SPRT state of a tally after `pairs` game pairs; `budget_spent`
-    /// when every scheduled game was played.
-    pub fn new(sprt: &Sprt, tally: &Tally, pairs: u32, budget_spent: bool) -> SprtSummary {
+    /// when every scheduled game was played; `stop` where the SPRT stopped the match.
+    pub fn new(sprt: &Sprt, tally: &Tally, pairs: u32, budget_spent: bool, stop: Option<SprtStop>) -> SprtSummary {
         let llr = sprt.llr(tally);
         let (lower, upper) = sprt.bounds();
-        let (verdict, verdict_reason) = sprt.verdict(tally, pairs, budget_spent);
+        let (verdict, verdict_reason) = sprt.verdict(tally, pairs, budget_spent, stop);
         SprtSummary {
             elo0: sprt.elo0,
             elo1: sprt.elo1,
@@ -99,7 +99,7 @@ impl SprtSummary {
             lower,
             upper,
             min_pairs: sprt.min_pairs,
-            decision: sprt.decision_after(llr, pairs),
+            decision: stop.map_or_else(|| sprt.decision_after(llr, pairs), |s| s.decision),
             verdict,
             verdict_reason,
         }
