@@ -718,8 +718,7 @@ pub fn resume_match(
         }
     }
     if p.finished {
-        let errors = p.error_lines.clone();
-        let summary = summarise(&cfg, &schedule, &p.results, (p.stopped_early, p.sprt_stop), identity, &errors);
+        let summary = summarise(&cfg, &schedule, p, identity);
         Outputs { pgn: None, json: cfg.results_json.clone(), records_bytes: 0 }.summary(&summary)?;
         Progress::new(0).say(format!("the match of '{file}' is complete: nothing is left to play"));
         return Ok(summary);
@@ -803,8 +802,7 @@ fn play(
         let p = &mut keeping.state.progress;
         p.records_bytes = outputs.records_bytes;
         p.error_lines = errors_now();
-        let stop = (p.stopped_early, p.sprt_stop);
-        outputs.summary(&summarise(&cfg, &schedule, &p.results, stop, identity.clone(), &p.error_lines))?;
+        outputs.summary(&summarise(&cfg, &schedule, p, identity.clone()))?;
         match &keeping.path {
             Some(path) => Ok(keeping.state.save(path)?),
             None => Ok(()),
@@ -826,7 +824,7 @@ fn play(
     let next = AtomicU64::new(keeping.state.progress.blocks_below * per_block);
     let stop = AtomicBool::new(false);
     let sharded = cfg.shard.count() > 1;
-    let mut stopped_early = false;
+    // Where the SPRT stopped the match, once it has.
     let mut sprt_stop = keeping.state.progress.sprt_stop;
     // A resumed match whose SPRT had decided with its last finished block plays no more.
     if let Some(sprt) = &cfg.sprt
@@ -835,7 +833,6 @@ fn play(
         let llr = sprt.llr(&results.tallies[0]);
         let decision = sprt.decision_after(llr, results.pairs(cfg.repeat));
         if decision != SprtDecision::Continue || sprt_stop.is_some() {
-            stopped_early = true;
             stop.store(true, Ordering::Relaxed);
             sprt_stop = sprt_stop.or(Some(SprtStop { decision, llr, games: results.tallies[0].games() }));
         }
@@ -928,8 +925,7 @@ fn play(
                 msg += &format!("  LLR {llr:.2} [{lo:.2}, {hi:.2}]");
                 let decision = sprt.decision_after(llr, results.pairs(cfg.repeat));
                 // A shard plays all its games: the test decides on the merged shards.
-                if decision != SprtDecision::Continue && !stopped_early && !sharded {
-                    stopped_early = true;
+                if decision != SprtDecision::Continue && sprt_stop.is_none() && !sharded {
                     sprt_stop = Some(SprtStop { decision, llr, games: t.games() });
                     stop.store(true, Ordering::Relaxed);
                     progress.say(format!("SPRT: {decision}, stopping"));
@@ -965,11 +961,11 @@ fn play(
     }
     let p = &mut keeping.state.progress;
     p.finished = true;
-    p.stopped_early = stopped_early;
+    p.stopped_early = sprt_stop.is_some();
     p.sprt_stop = sprt_stop;
     checkpoint(&mut keeping, &outputs)?;
     let p = &keeping.state.progress;
-    Ok(summarise(&cfg, &schedule, &p.results, (p.stopped_early, p.sprt_stop), identity, &p.error_lines))
+    Ok(summarise(&cfg, &schedule, p, identity))
 }
 
 /// Keeps the games of a block: counted, their records written in the order of the schedule, the block marked finished.
@@ -1072,15 +1068,15 @@ fn identity_of(cfg: &MatchConfig, schedule: &Schedule, book: &OpeningBook) -> Ma
     }
 }
 
-/// The summary of the games played.
+/// The summary of the games played so far (`progress`: their counts, the
+/// engines' error lines and where the SPRT stopped the match).
 fn summarise(
     cfg: &MatchConfig,
     schedule: &Schedule,
-    results: &Results,
-    (stopped_early, sprt_stop): (bool, Option<SprtStop>),
+    progress: &Kept<Results>,
     identity: MatchIdentity,
-    errors: &[u64],
 ) -> MatchSummary {
+    let Kept { results, stopped_early, sprt_stop, error_lines: errors, .. } = progress;
     let mut standings: Vec<Standing> = cfg
         .engines
         .iter()
@@ -1094,7 +1090,7 @@ fn summarise(
         engines: cfg.engines.iter().map(|e| e.name.clone()).collect(),
         games: results.finished,
         scheduled: schedule.len(),
-        stopped_early,
+        stopped_early: *stopped_early,
         pairings: schedule
             .pairings
             .iter()
@@ -1106,7 +1102,7 @@ fn summarise(
         // A shard's games are part of the budget: the merged shards decide.
         sprt: cfg.sprt.as_ref().map(|s| {
             let spent = cfg.shard.count() <= 1 && results.finished >= schedule.len();
-            SprtSummary::new(s, &results.tallies[0], pairs, spent, sprt_stop)
+            SprtSummary::new(s, &results.tallies[0], pairs, spent, *sprt_stop)
         }),
         shards: ShardSet::from(cfg.shard),
         fingerprint: identity.fingerprint(),

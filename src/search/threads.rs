@@ -21,7 +21,7 @@
 //! movetime 100` took seconds. The pool below hands each thread its own job
 //! and never steals.
 
-use super::history::{Histories, History};
+use super::history::Histories;
 use super::limits::{Limits, Settings};
 use super::movepick::capture_score;
 use super::params::SearchParams;
@@ -130,11 +130,6 @@ impl ThreadPool {
     /// Forgets what the searchers learnt (their histories): a new game.
     pub fn clear_histories(&self) {
         self.histories.clear();
-    }
-
-    /// Searcher `id`'s histories for one search.
-    fn histories(&self, id: usize) -> std::sync::MutexGuard<'_, History> {
-        self.histories.lease(id)
     }
 
     /// Runs `job` on the main search thread (thread 0) and returns at once.
@@ -359,8 +354,15 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
     };
     // Helpers hand their proposals in here.
     let helper_proposals: Mutex<Vec<Proposal>> = Mutex::new(Vec::new());
-    let team =
-        Team { threads, max_depth, shared: &shared, pool, pos, root_moves: &root_moves, proposals: &helper_proposals };
+    let team = Team {
+        threads,
+        max_depth,
+        shared: &shared,
+        histories: &pool.histories,
+        pos,
+        root_moves: &root_moves,
+        proposals: &helper_proposals,
+    };
     let main_proposal = pool.scope(|scope| {
         /// Raises the abort flag when the main searcher is done, also if it unwinds.
         struct AbortOnDrop<'a>(&'a AtomicBool);
@@ -375,7 +377,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         if threads > 1 {
             scope.spawn_on(1, move || helper(scope, team, 1));
         }
-        let mut main = Searcher::new(0, shared, pool.histories(0), pos.clone(), root_moves.clone());
+        let mut main = Searcher::new(0, shared, pool.histories.lease(0), pos.clone(), root_moves.clone());
         main.iterate(max_depth, Some(&mut *report));
         // Stopped inside an iteration: the last word on nodes and the line in force.
         if shared.abort.load(Ordering::Relaxed) && main.completed_depth > 0 {
@@ -409,13 +411,13 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
 }
 
 /// What the helpers of one search share: how many searchers, how deep, the
-/// shared state, the pool (for each helper's histories), the root, and
-/// where they hand in their proposals.
+/// shared state, the searchers' histories, the root, and where they hand
+/// in their proposals.
 struct Team<'a> {
     threads: usize,
     max_depth: i32,
     shared: &'a Shared<'a>,
-    pool: &'a ThreadPool,
+    histories: &'a Histories,
     pos: &'a Position,
     root_moves: &'a [RootMove],
     proposals: &'a Mutex<Vec<Proposal>>,
@@ -429,7 +431,7 @@ fn helper<'scope>(scope: &'scope Scope<'scope, '_>, team: &'scope Team<'scope>, 
     if shared.abort.load(Ordering::Relaxed) {
         return;
     }
-    let mut s = Searcher::new(id, shared, team.pool.histories(id), team.pos.clone(), team.root_moves.to_vec());
+    let mut s = Searcher::new(id, shared, team.histories.lease(id), team.pos.clone(), team.root_moves.to_vec());
     if id + 1 < team.threads && !shared.abort.load(Ordering::Relaxed) {
         scope.spawn_on(id + 1, move || helper(scope, team, id + 1));
     }
