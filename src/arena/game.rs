@@ -1,17 +1,15 @@
 //! One game between two engine processes, refereed by the rules library:
 //! every move is checked, natural ends come from `Position::game_state`,
-//! the clock is the referee's own, and any engine fault loses the game.
+//! the clocks are the referee's ([`super::referee`]), and any engine fault
+//! loses the game.
 
-use super::config::{DrawRule, EngineSpec, Limit, ResignRule};
+use super::config::{DrawRule, EngineSpec, ResignRule};
 use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
 use super::record::{GameResult, Termination};
-use crate::core::{Color, GameState, MoveError, Position, Variant, VariantKind};
+use super::referee::{Clock, ending, go_command, loss, side_index, variant_options};
+use crate::core::{MoveError, Position};
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, Instant};
-
-/// How long the referee waits for a move when no clock or move time limits it
-/// (`depth=` or `nodes=` only): a hung engine must not stall the match.
-pub const UNTIMED_PATIENCE: Duration = Duration::from_secs(600);
+use std::time::Instant;
 
 /// Adjudication settings beyond the rules.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,90 +35,6 @@ pub struct Played {
     pub move_comments: Vec<String>,
     /// What the referee saw (e.g. the refused move), may be empty.
     pub comment: String,
-}
-
-/// One side's clock, run by the referee.
-struct Clock {
-    limit: Limit,
-    margin: Duration,
-    remaining: Duration,
-    moves_made: u32,
-}
-
-impl Clock {
-    fn new(spec: &EngineSpec) -> Clock {
-        let remaining = spec.limit.tc.map_or(Duration::ZERO, |tc| tc.base);
-        Clock { limit: spec.limit.clone(), margin: spec.timemargin, remaining, moves_made: 0 }
-    }
-
-    /// The time this move may take before the margin: the clock or the fixed move time.
-    fn budget(&self) -> Option<Duration> {
-        match (self.limit.tc, self.limit.movetime) {
-            (Some(_), _) => Some(self.remaining),
-            (None, Some(st)) => Some(st),
-            (None, None) => None,
-        }
-    }
-
-    /// Charges a move's time; false when the flag fell.
-    fn charge(&mut self, elapsed: Duration) -> bool {
-        if let Some(budget) = self.budget()
-            && elapsed > budget + self.margin
-        {
-            return false;
-        }
-        self.moves_made += 1;
-        if let Some(tc) = self.limit.tc {
-            self.remaining = self.remaining.saturating_sub(elapsed) + tc.inc;
-            if let Some(m) = tc.moves
-                && self.moves_made.is_multiple_of(m)
-            {
-                self.remaining += tc.base;
-            }
-        }
-        true
-    }
-
-    fn movestogo(&self) -> Option<u32> {
-        self.limit.tc.and_then(|tc| tc.moves).map(|m| m - self.moves_made % m)
-    }
-}
-
-/// The `go` command for the side to move.
-fn go_command(clocks: &[Clock; 2], mover: usize) -> String {
-    let mut go = String::from("go");
-    for (i, (t, inc)) in [("wtime", "winc"), ("btime", "binc")].iter().enumerate() {
-        if let Some(tc) = clocks[i].limit.tc {
-            go += &format!(" {t} {} {inc} {}", clocks[i].remaining.as_millis(), tc.inc.as_millis());
-        }
-    }
-    let own = &clocks[mover];
-    if let Some(mtg) = own.movestogo() {
-        go += &format!(" movestogo {mtg}");
-    }
-    if let Some(st) = own.limit.movetime {
-        go += &format!(" movetime {}", st.as_millis());
-    }
-    if let Some(d) = own.limit.depth {
-        go += &format!(" depth {d}");
-    }
-    if let Some(n) = own.limit.nodes {
-        go += &format!(" nodes {n}");
-    }
-    go
-}
-
-/// The `setoption` lines that tell an engine the variant.
-pub fn variant_options(v: &Variant) -> Vec<String> {
-    let mut lines = vec![format!("setoption name UCI_Variant value {}", v.kind.name())];
-    if v.kind == VariantKind::Haberkorn {
-        lines.push(format!("setoption name HaberkornLayers value {}", v.layers));
-        lines.push(format!("setoption name HaberkornWhiteLayer value {}", v.white_layer + 1));
-        lines.push(format!("setoption name HaberkornBlackLayer value {}", v.black_layer + 1));
-        lines.push(format!("setoption name HaberkornEnPassant value {}", v.en_passant));
-        lines.push(format!("setoption name HaberkornCastling value {}", v.castling));
-    }
-    lines
 }
 
 /// Counts consecutive scores for resign and draw adjudication.
@@ -178,11 +92,6 @@ pub fn move_comment(reply: &SearchReply) -> String {
     text + &format!("{:.3}s", reply.elapsed.as_secs_f64())
 }
 
-/// What a fault of side `loser` (0 White, 1 Black) gives.
-fn loss(loser: usize) -> GameResult {
-    if loser == 0 { GameResult::BlackWins } else { GameResult::WhiteWins }
-}
-
 /// The termination of a process error.
 fn fault_of(e: &ProcessError) -> Termination {
     match e {
@@ -238,33 +147,20 @@ pub fn play_game(
         format!("position fen {start_fen}")
     };
     let mut pos = start.clone();
-    let mut clocks = [Clock::new(specs[0]), Clock::new(specs[1])];
+    let mut clocks = specs.map(|s| Clock::new(&s.limit, s.timemargin));
     let mut adjudicator = Adjudicator { rules, losing: [0; 2], drawish: 0 };
     // The state of the position on the board, computed once per ply (it generates the legal moves).
     let mut state = pos.game_state();
     loop {
-        match state {
-            GameState::Ongoing => {}
-            GameState::Checkmate => {
-                let loser = if pos.side_to_move() == Color::White { 0 } else { 1 };
-                return ended(&moves, loss(loser), Termination::Checkmate, String::new());
-            }
-            drawn => {
-                let t = match drawn {
-                    GameState::Stalemate => Termination::Stalemate,
-                    GameState::FiftyMoves => Termination::FiftyMoves,
-                    GameState::Repetition => Termination::Repetition,
-                    _ => Termination::DeadMaterial,
-                };
-                return ended(&moves, GameResult::Draw, t, String::new());
-            }
+        if let Some((result, termination)) = ending(state, pos.side_to_move()) {
+            return ended(&moves, result, termination, String::new());
         }
         if let Some(max) = rules.maxmoves
             && moves.len() >= 2 * max as usize
         {
             return ended(&moves, GameResult::Draw, Termination::MaxMoves, String::new());
         }
-        let side = if pos.side_to_move() == Color::White { 0 } else { 1 };
+        let side = side_index(pos.side_to_move());
         let Some(engine) = engines[side].as_mut() else {
             return faulted(engines, &moves, side, ProcessError::Crashed);
         };
@@ -277,8 +173,7 @@ pub fn play_game(
         if let Err(e) = engine.send(&position).and_then(|_| engine.is_ready()) {
             return faulted(engines, &moves, side, e);
         }
-        let clock = &clocks[side];
-        let deadline = Instant::now() + clock.budget().map_or(UNTIMED_PATIENCE, |b| b + clock.margin);
+        let deadline = Instant::now() + clocks[side].patience();
         let reply = match engine.go(&go_command(&clocks, side), deadline) {
             Ok(r) => r,
             Err(e) => return faulted(engines, &moves, side, e),
@@ -301,7 +196,7 @@ pub fn play_game(
         pos.make(m);
         moves.push((m.to_string(), move_comment(&reply)));
         state = pos.game_state();
-        if state == GameState::Ongoing
+        if ending(state, pos.side_to_move()).is_none()
             && let Some((loser, t)) = adjudicator.after_move(side, reply.score, pos.fullmove_number())
         {
             let result = if loser == 2 { GameResult::Draw } else { loss(loser) };
@@ -313,36 +208,7 @@ pub fn play_game(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Variant;
-
-    fn spec(tokens: &str) -> EngineSpec {
-        let t: Vec<String> = format!("cmd=x {tokens}").split_whitespace().map(String::from).collect();
-        EngineSpec::parse(&[], &t).unwrap()
-    }
-
-    #[test]
-    fn go_commands_carry_both_clocks() {
-        let clocks = [Clock::new(&spec("tc=40/10+0.1")), Clock::new(&spec("tc=5+0 depth=3"))];
-        assert_eq!(go_command(&clocks, 0), "go wtime 10000 winc 100 btime 5000 binc 0 movestogo 40");
-        assert_eq!(go_command(&clocks, 1), "go wtime 10000 winc 100 btime 5000 binc 0 depth 3");
-        let fixed = [Clock::new(&spec("st=0.5")), Clock::new(&spec("nodes=1000"))];
-        assert_eq!(go_command(&fixed, 0), "go movetime 500");
-        assert_eq!(go_command(&fixed, 1), "go nodes 1000");
-    }
-
-    #[test]
-    fn the_referee_clock_runs_and_flags() {
-        let mut c = Clock::new(&spec("tc=2/1+0.1 timemargin=0"));
-        assert!(c.charge(Duration::from_millis(400)));
-        assert_eq!(c.remaining, Duration::from_millis(700));
-        assert!(c.charge(Duration::from_millis(200)));
-        assert_eq!(c.remaining, Duration::from_millis(1600), "a new period after 2 moves");
-        assert!(!c.charge(Duration::from_millis(1601)));
-        let mut st = Clock::new(&spec("st=0.1 timemargin=50"));
-        assert!(st.charge(Duration::from_millis(149)));
-        assert!(!st.charge(Duration::from_millis(151)));
-        assert_eq!(Clock::new(&spec("depth=1")).budget(), None);
-    }
+    use std::time::Duration;
 
     #[test]
     fn adjudication_counts_consecutive_moves() {
@@ -373,14 +239,5 @@ mod tests {
         assert_eq!(move_comment(&reply(Some(EngineScore::Cp(-5)), Some(3))), "-0.05/3 0.101s");
         assert_eq!(move_comment(&reply(Some(EngineScore::Mate(-2)), None)), "-M2 0.101s");
         assert_eq!(move_comment(&reply(None, Some(4))), "0.101s");
-    }
-
-    #[test]
-    fn variant_options_name_the_haberkorn_settings() {
-        assert_eq!(variant_options(&Variant::hdc()), ["setoption name UCI_Variant value hdc"]);
-        let v = Variant::haberkorn_with(5, 1, 5, true, false).unwrap();
-        let lines = variant_options(&v);
-        assert!(lines.contains(&"setoption name HaberkornWhiteLayer value 1".to_string()));
-        assert!(lines.contains(&"setoption name HaberkornEnPassant value true".to_string()));
     }
 }

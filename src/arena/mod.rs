@@ -26,6 +26,7 @@ pub mod merge;
 pub(crate) mod openings;
 pub(crate) mod process;
 pub mod record;
+pub mod referee;
 pub mod shard;
 pub mod spsa;
 pub mod state;

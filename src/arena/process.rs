@@ -11,6 +11,8 @@
 //! crash. An engine whose runner dies sees the end of its input and quits.
 
 use super::config::EngineSpec;
+use crate::core::Color;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -348,13 +350,9 @@ impl EngineProcess {
         let sent = Instant::now();
         let (mut score, mut depth) = (None, None);
         let line = self.wait_for("bestmove", deadline, |l| {
-            if l.starts_with("info") {
-                if let Some(s) = parse_score(l) {
-                    score = Some(s);
-                }
-                if let Some(d) = parse_depth(l) {
-                    depth = Some(d);
-                }
+            if let Some(info) = InfoLine::parse(l) {
+                score = info.score().or(score);
+                depth = info.depth.or(depth);
             }
             l == "bestmove" || l.starts_with("bestmove ")
         })?;
@@ -422,19 +420,84 @@ impl Drop for EngineProcess {
     }
 }
 
-/// The depth of an `info` line: `depth N`.
-pub fn parse_depth(line: &str) -> Option<u32> {
-    let mut tokens = line.split_whitespace().skip_while(|t| *t != "depth").skip(1);
-    tokens.next()?.parse().ok()
+/// One `info` line an engine wrote, parsed: what the match runner keeps with
+/// a move and what the GUI shows while an engine thinks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct InfoLine {
+    /// Depth in plies.
+    pub depth: Option<u32>,
+    /// Selective depth.
+    pub seldepth: Option<u32>,
+    /// Which principal variation (1 = best).
+    pub multipv: u32,
+    /// Centipawns from the side to move's view.
+    pub cp: Option<i32>,
+    /// Mate in moves from the side to move's view.
+    pub mate: Option<i32>,
+    /// Centipawns from White's view (set by [`InfoLine::seen_from`]).
+    pub white_cp: Option<i32>,
+    /// Mate in moves from White's view, positive when White mates (set by [`InfoLine::seen_from`]).
+    pub white_mate: Option<i32>,
+    /// `lowerbound` or `upperbound` when the score is a bound.
+    pub bound: Option<String>,
+    /// Nodes searched.
+    pub nodes: Option<u64>,
+    /// Nodes per second.
+    pub nps: Option<u64>,
+    /// Hash fill in permille.
+    pub hashfull: Option<u32>,
+    /// Milliseconds searched.
+    pub time: Option<u64>,
+    /// The principal variation in protocol move text.
+    pub pv: Vec<String>,
 }
 
-/// The score of an `info` line: `score cp N` or `score mate N`.
-pub fn parse_score(line: &str) -> Option<EngineScore> {
-    let mut tokens = line.split_whitespace().skip_while(|t| *t != "score").skip(1);
-    match (tokens.next()?, tokens.next()?.parse::<i32>().ok()?) {
-        ("cp", v) => Some(EngineScore::Cp(v)),
-        ("mate", v) => Some(EngineScore::Mate(v)),
-        _ => None,
+impl InfoLine {
+    /// Parses an `info` line; `None` for lines without a score or PV
+    /// (`info string`, `currmove`) and for a malformed score.
+    pub fn parse(line: &str) -> Option<InfoLine> {
+        let mut words = line.split_whitespace();
+        if words.next() != Some("info") {
+            return None;
+        }
+        let mut info = InfoLine { multipv: 1, ..InfoLine::default() };
+        while let Some(word) = words.next() {
+            match word {
+                "depth" => info.depth = words.next().and_then(|w| w.parse().ok()),
+                "seldepth" => info.seldepth = words.next().and_then(|w| w.parse().ok()),
+                "multipv" => info.multipv = words.next().and_then(|w| w.parse().ok()).unwrap_or(1),
+                "nodes" => info.nodes = words.next().and_then(|w| w.parse().ok()),
+                "nps" => info.nps = words.next().and_then(|w| w.parse().ok()),
+                "hashfull" => info.hashfull = words.next().and_then(|w| w.parse().ok()),
+                "time" => info.time = words.next().and_then(|w| w.parse().ok()),
+                "lowerbound" | "upperbound" => info.bound = Some(word.to_string()),
+                "score" => match (words.next(), words.next().and_then(|w| w.parse::<i32>().ok())) {
+                    (Some("cp"), Some(v)) => info.cp = Some(v),
+                    (Some("mate"), Some(v)) => info.mate = Some(v),
+                    _ => return None,
+                },
+                "pv" => info.pv = words.by_ref().map(str::to_string).collect(),
+                "string" => return None,
+                _ => {}
+            }
+        }
+        if info.cp.is_none() && info.mate.is_none() && info.pv.is_empty() {
+            return None;
+        }
+        Some(info)
+    }
+
+    /// This line with its scores also from White's view, `side` being to move.
+    pub fn seen_from(mut self, side: Color) -> InfoLine {
+        let sign = if side == Color::White { 1 } else { -1 };
+        self.white_cp = self.cp.map(|v| v * sign);
+        self.white_mate = self.mate.map(|v| v * sign);
+        self
+    }
+
+    /// The score from the engine's view, a mate before centipawns.
+    pub fn score(&self) -> Option<EngineScore> {
+        self.mate.map(EngineScore::Mate).or(self.cp.map(EngineScore::Cp))
     }
 }
 
@@ -444,13 +507,37 @@ mod tests {
 
     #[test]
     fn scores_from_info_lines() {
-        assert_eq!(parse_score("info depth 3 score cp -25 nodes 100 pv a"), Some(EngineScore::Cp(-25)));
-        assert_eq!(parse_score("info depth 9 score mate 3 pv x"), Some(EngineScore::Mate(3)));
-        assert_eq!(parse_score("info string hello"), None);
-        assert_eq!(parse_score("info score cp"), None);
+        let score = |line| InfoLine::parse(line).and_then(|i| i.score());
+        assert_eq!(score("info depth 3 score cp -25 nodes 100 pv a"), Some(EngineScore::Cp(-25)));
+        assert_eq!(score("info depth 9 score mate 3 pv x"), Some(EngineScore::Mate(3)));
+        assert_eq!(score("info string hello"), None);
+        assert_eq!(score("info score cp"), None);
         assert_eq!(EngineScore::Mate(-2).centipawns(), -100_000);
-        assert_eq!(parse_depth("info depth 12 seldepth 20 score cp 3"), Some(12));
-        assert_eq!(parse_depth("info string depth x"), None);
+        let depth = |line| InfoLine::parse(line).and_then(|i| i.depth);
+        assert_eq!(depth("info depth 12 seldepth 20 score cp 3"), Some(12));
+        assert_eq!(depth("info string depth x"), None);
+    }
+
+    #[test]
+    fn info_lines_parse_with_white_view() {
+        let line = "info depth 5 seldepth 10 multipv 2 score cp -119 upperbound nodes 12186 nps 248693 hashfull 2 time 49 pv d1-IVf3-IV d8-IVd6-IV";
+        let info = InfoLine::parse(line).unwrap().seen_from(Color::Black);
+        assert_eq!(info.depth, Some(5));
+        assert_eq!(info.seldepth, Some(10));
+        assert_eq!(info.multipv, 2);
+        assert_eq!(info.cp, Some(-119));
+        assert_eq!(info.white_cp, Some(119));
+        assert_eq!(info.bound.as_deref(), Some("upperbound"));
+        assert_eq!(info.nodes, Some(12186));
+        assert_eq!(info.nps, Some(248693));
+        assert_eq!(info.hashfull, Some(2));
+        assert_eq!(info.time, Some(49));
+        assert_eq!(info.pv, vec!["d1-IVf3-IV", "d8-IVd6-IV"]);
+        let mate = InfoLine::parse("info depth 3 score mate 2 pv a").unwrap().seen_from(Color::White);
+        assert_eq!((mate.mate, mate.white_mate, mate.score()), (Some(2), Some(2), Some(EngineScore::Mate(2))));
+        assert_eq!(InfoLine::parse("info currmove e2-IVe4-IV currmovenumber 1"), None);
+        assert_eq!(InfoLine::parse("bestmove a"), None);
+        assert_eq!(InfoLine::parse("info score banana 3"), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! A worker left idle for [`IDLE_TIMEOUT`] quits its engine and ends.
 
 use crate::arena::config::{DEFAULT_TIMEMARGIN, EngineSpec, Limit};
-use crate::arena::process::{EngineProcess, ProcessError};
+use crate::arena::process::{EngineProcess, InfoLine, ProcessError};
 use crate::core::Color;
 use serde::Serialize;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
@@ -78,82 +78,13 @@ pub enum Job {
 #[derive(Clone, Debug)]
 pub enum EngineEvent {
     /// An `info` line with a score or a PV.
-    Info(u64, Info),
+    Info(u64, InfoLine),
     /// The search ended with this move text.
     BestMove(u64, String),
     /// The engine failed (could not start, crashed, hung); it was shut down.
     Failed(u64, String),
     /// The search waits for a place under the cap on engine processes (why).
     Queued(u64, String),
-}
-
-/// One parsed `info` line.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Info {
-    /// Depth in plies.
-    pub depth: Option<u32>,
-    /// Selective depth.
-    pub seldepth: Option<u32>,
-    /// Which principal variation (1 = best).
-    pub multipv: u32,
-    /// Centipawns from the side to move's view.
-    pub cp: Option<i32>,
-    /// Mate in moves from the side to move's view.
-    pub mate: Option<i32>,
-    /// Centipawns from White's view.
-    pub white_cp: Option<i32>,
-    /// Mate in moves from White's view (positive: White mates).
-    pub white_mate: Option<i32>,
-    /// `lowerbound` or `upperbound` when the score is a bound.
-    pub bound: Option<String>,
-    /// Nodes searched.
-    pub nodes: Option<u64>,
-    /// Nodes per second.
-    pub nps: Option<u64>,
-    /// Hash fill in permille.
-    pub hashfull: Option<u32>,
-    /// Milliseconds searched.
-    pub time: Option<u64>,
-    /// The principal variation in protocol move text.
-    pub pv: Vec<String>,
-}
-
-/// Parses an `info` line; `None` for lines without a score or PV (`info string`, `currmove`).
-pub fn parse_info(line: &str, side: Color) -> Option<Info> {
-    let mut words = line.split_whitespace();
-    if words.next() != Some("info") {
-        return None;
-    }
-    let mut info = Info { multipv: 1, ..Info::default() };
-    while let Some(word) = words.next() {
-        match word {
-            "depth" => info.depth = words.next().and_then(|w| w.parse().ok()),
-            "seldepth" => info.seldepth = words.next().and_then(|w| w.parse().ok()),
-            "multipv" => info.multipv = words.next().and_then(|w| w.parse().ok()).unwrap_or(1),
-            "nodes" => info.nodes = words.next().and_then(|w| w.parse().ok()),
-            "nps" => info.nps = words.next().and_then(|w| w.parse().ok()),
-            "hashfull" => info.hashfull = words.next().and_then(|w| w.parse().ok()),
-            "time" => info.time = words.next().and_then(|w| w.parse().ok()),
-            "lowerbound" | "upperbound" => info.bound = Some(word.to_string()),
-            "score" => match (words.next(), words.next().and_then(|w| w.parse::<i32>().ok())) {
-                (Some("cp"), Some(v)) => info.cp = Some(v),
-                (Some("mate"), Some(v)) => info.mate = Some(v),
-                _ => return None,
-            },
-            "pv" => {
-                info.pv = words.by_ref().map(str::to_string).collect();
-            }
-            "string" => return None,
-            _ => {}
-        }
-    }
-    if info.cp.is_none() && info.mate.is_none() && info.pv.is_empty() {
-        return None;
-    }
-    let sign = if side == Color::White { 1 } else { -1 };
-    info.white_cp = info.cp.map(|v| v * sign);
-    info.white_mate = info.mate.map(|v| v * sign);
-    Some(info)
 }
 
 /// Counts live engine processes, and the `Hash` they hold, against the
@@ -357,7 +288,7 @@ impl Runner {
                     return Ok(Outcome::Move(mv));
                 }
                 Some(line) => {
-                    if let Some(info) = parse_info(&line, job.side) {
+                    if let Some(info) = InfoLine::parse(&line).map(|i| i.seen_from(job.side)) {
                         (self.sink)(EngineEvent::Info(job.tag, info));
                     }
                 }
@@ -390,29 +321,6 @@ impl Runner {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn info_lines_parse_with_white_view() {
-        let line = "info depth 5 seldepth 10 multipv 2 score cp -119 upperbound nodes 12186 nps 248693 hashfull 2 time 49 pv d1-IVf3-IV d8-IVd6-IV";
-        let info = parse_info(line, Color::Black).unwrap();
-        assert_eq!(info.depth, Some(5));
-        assert_eq!(info.seldepth, Some(10));
-        assert_eq!(info.multipv, 2);
-        assert_eq!(info.cp, Some(-119));
-        assert_eq!(info.white_cp, Some(119));
-        assert_eq!(info.bound.as_deref(), Some("upperbound"));
-        assert_eq!(info.nodes, Some(12186));
-        assert_eq!(info.nps, Some(248693));
-        assert_eq!(info.hashfull, Some(2));
-        assert_eq!(info.time, Some(49));
-        assert_eq!(info.pv, vec!["d1-IVf3-IV", "d8-IVd6-IV"]);
-        let mate = parse_info("info depth 3 score mate 2 pv a", Color::White).unwrap();
-        assert_eq!((mate.mate, mate.white_mate, mate.multipv), (Some(2), Some(2), 1));
-        assert_eq!(parse_info("info string hello", Color::White), None);
-        assert_eq!(parse_info("info currmove e2-IVe4-IV currmovenumber 1", Color::White), None);
-        assert_eq!(parse_info("bestmove a", Color::White), None);
-        assert_eq!(parse_info("info score banana 3", Color::White), None);
-    }
 
     #[test]
     fn engine_commands_split_at_whitespace() {

@@ -3,11 +3,13 @@
 //! on disk, rewritten and flushed after every move.
 
 use super::GuiError;
-use super::engine::{EngineCmd, EngineEvent, Info, Job, ProcessCap, SearchJob, Worker};
-use crate::arena::game::variant_options;
+use super::engine::{EngineCmd, EngineEvent, Job, ProcessCap, SearchJob, Worker};
+use crate::arena::config::{Limit, TimeControl};
+use crate::arena::process::InfoLine;
 use crate::arena::record::{GameRecord, GameResult, Termination};
+use crate::arena::referee::{Clock, ending, go_command, loss, side_index, variant_options};
 use crate::core::square::ROMAN;
-use crate::core::{Color, GameState, Move, Position, Square, Variant};
+use crate::core::{Color, Move, Position, Square, Variant};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -23,8 +25,9 @@ pub const EVENT: &str = "Cubist GUI";
 pub const MAX_FAILURES: u32 = 3;
 /// How long an analysis runs with no page watching the game.
 pub const UNWATCHED_ANALYSIS: Duration = Duration::from_secs(60);
-/// How long a search with a depth limit may take.
-const DEPTH_WAIT: Duration = Duration::from_secs(600);
+/// How far past its time an engine's move may come before its flag falls
+/// (a human has none: the page's clock is the human's).
+pub const ENGINE_MARGIN: Duration = Duration::from_millis(200);
 /// Plies a game may have: a live game that reaches it ends as a draw
 /// (`max moves`), and longer records are refused for replay and resuming,
 /// so a replay's answer stays under about 2 MB (about 400 bytes a ply).
@@ -84,6 +87,29 @@ impl ThinkLimit {
         }
         let (base, inc) = text.split_once('+')?;
         Some(ThinkLimit::Clock { base_s: base.parse().ok()?, inc_s: inc.parse().ok()? })
+    }
+
+    /// The referee's clock of one side under this limit: a clock game's time
+    /// control for both sides; a move time or a depth for an engine only (a
+    /// human is not timed then). The GUI flags game clocks only: an engine
+    /// late on a fixed move time is its worker's to catch as hung.
+    pub fn clock(self, engine: bool) -> Clock {
+        let limit = match self {
+            ThinkLimit::Clock { base_s, inc_s } => Limit {
+                tc: Some(TimeControl {
+                    moves: None,
+                    base: Duration::from_secs(base_s),
+                    inc: Duration::from_secs(inc_s),
+                }),
+                ..Limit::default()
+            },
+            ThinkLimit::Movetime { ms } if engine => {
+                Limit { movetime: Some(Duration::from_millis(ms)), ..Limit::default() }
+            }
+            ThinkLimit::Depth { depth } if engine => Limit { depth: Some(depth), ..Limit::default() },
+            _ => Limit::default(),
+        };
+        Clock::new(&limit, if engine { ENGINE_MARGIN } else { Duration::ZERO })
     }
 }
 
@@ -173,12 +199,12 @@ pub struct Game {
     pos: Position,
     moves: Vec<String>,
     ended: Option<(GameResult, Termination, String)>,
-    clocks: Option<[Duration; 2]>,
+    clocks: [Clock; 2],
     turn_start: Instant,
     tag: u64,
     thinking: Option<usize>,
     analysis: Option<Analysis>,
-    infos: Vec<Info>,
+    infos: Vec<InfoLine>,
     info_from: String,
     search_ply: usize,
     error: Option<String>,
@@ -244,27 +270,6 @@ pub fn variant_view(v: &Variant) -> Value {
     })
 }
 
-/// The result and reason of a game state that ends the game (the side to move is `side`).
-pub fn ending(state: GameState, side: Color) -> Option<(GameResult, Termination)> {
-    let loss = if side == Color::White { GameResult::BlackWins } else { GameResult::WhiteWins };
-    Some(match state {
-        GameState::Ongoing => return None,
-        GameState::Checkmate => (loss, Termination::Checkmate),
-        GameState::Stalemate => (GameResult::Draw, Termination::Stalemate),
-        GameState::FiftyMoves => (GameResult::Draw, Termination::FiftyMoves),
-        GameState::Repetition => (GameResult::Draw, Termination::Repetition),
-        GameState::DeadMaterial => (GameResult::Draw, Termination::DeadMaterial),
-    })
-}
-
-fn color_index(c: Color) -> usize {
-    if c == Color::White { 0 } else { 1 }
-}
-
-fn loss_of(side: usize) -> GameResult {
-    if side == 0 { GameResult::BlackWins } else { GameResult::WhiteWins }
-}
-
 /// What a game starts from: its id and setup, the moves already played (a
 /// resumed record; none for a new game), the clocks after them, where its
 /// record is written and the date its record carries.
@@ -296,9 +301,16 @@ impl GameCell {
         for m in moves {
             pos.play(m)?;
         }
-        let clocks = clocks.or(match setup.limit {
-            ThinkLimit::Clock { base_s, .. } => Some([Duration::from_secs(base_s); 2]),
-            _ => None,
+        // Each side's clock, with the time a resumed record left it.
+        let first = side_index(setup.start.side_to_move());
+        let plies = moves.len() as u32;
+        let clocks = [0, 1].map(|side| {
+            let clock = setup.limit.clock(setup.players[side].is_some());
+            let made = if side == first { plies.div_ceil(2) } else { plies / 2 };
+            match clocks {
+                Some(left) => clock.resumed(left[side], made),
+                None => clock,
+            }
         });
         let (updates, _) = broadcast::channel(256);
         let cell = Arc::new_cyclic(|me| GameCell {
@@ -384,14 +396,19 @@ impl Game {
         }
     }
 
-    /// Remaining clock times now (the side to move's running clock included).
-    fn clocks_now(&self) -> Option<[Duration; 2]> {
-        let mut c = self.clocks?;
+    /// The clocks now: the side to move's runs while the game goes on.
+    fn clocks_running(&self) -> [Clock; 2] {
+        let mut clocks = self.clocks.clone();
         if self.ended.is_none() {
-            let s = color_index(self.pos.side_to_move());
-            c[s] = c[s].saturating_sub(self.turn_start.elapsed());
+            let side = side_index(self.pos.side_to_move());
+            clocks[side] = clocks[side].running(self.turn_start.elapsed());
         }
-        Some(c)
+        clocks
+    }
+
+    /// The time left on both game clocks now (`None` without a game clock).
+    fn clocks_now(&self) -> Option<[Duration; 2]> {
+        self.clocks[0].is_game_clock().then(|| self.clocks_running().map(|c| c.remaining()))
     }
 
     /// The whole state for the page.
@@ -463,7 +480,7 @@ impl Game {
         if let Some((_, t, _)) = &self.ended {
             return Err(GuiError::BadRequest(format!("the game is over ({t})")));
         }
-        let side = color_index(self.pos.side_to_move());
+        let side = side_index(self.pos.side_to_move());
         if self.setup.players[side].is_some() {
             return Err(GuiError::BadRequest("it is the engine's turn".into()));
         }
@@ -474,18 +491,10 @@ impl Game {
 
     /// Plays a checked move for `side`, then ends the game or starts the next search.
     fn apply(&mut self, side: usize, m: Move) {
-        let spent = self.turn_start.elapsed();
-        let inc = match self.setup.limit {
-            ThinkLimit::Clock { inc_s, .. } => Duration::from_secs(inc_s),
-            _ => Duration::ZERO,
-        };
-        if let Some(c) = self.clocks.as_mut() {
-            if spent > c[side] {
-                c[side] = Duration::ZERO;
-                self.finish(loss_of(side), Termination::TimeForfeit, format!("{} ran out of time", self.name(side)));
-                return;
-            }
-            c[side] = c[side] - spent + inc;
+        let clock = &mut self.clocks[side];
+        if !clock.charge(self.turn_start.elapsed()) && clock.is_game_clock() {
+            self.finish(loss(side), Termination::TimeForfeit, format!("{} ran out of time", self.name(side)));
+            return;
         }
         self.pos.make(m);
         self.moves.push(m.to_string());
@@ -557,10 +566,10 @@ impl Game {
         let side = match self.setup.players {
             [None, Some(_)] => 0,
             [Some(_), None] => 1,
-            [None, None] => color_index(self.pos.side_to_move()),
+            [None, None] => side_index(self.pos.side_to_move()),
             [Some(_), Some(_)] => return Err(GuiError::BadRequest("no human plays in this game".into())),
         };
-        self.finish(loss_of(side), Termination::Resignation, format!("{} resigns", self.name(side)));
+        self.finish(loss(side), Termination::Resignation, format!("{} resigns", self.name(side)));
         Ok(())
     }
 
@@ -606,7 +615,7 @@ impl Game {
         if self.closed {
             return;
         }
-        let side = color_index(self.pos.side_to_move());
+        let side = side_index(self.pos.side_to_move());
         // A finished game may still be analysed.
         let player = if self.ended.is_some() { None } else { self.setup.players[side] };
         let (slot, engine, multipv, ply) = match (player, self.analysis) {
@@ -631,21 +640,8 @@ impl Game {
         let (go, wait) = if slot == ANALYSIS {
             ("go infinite".to_string(), None)
         } else {
-            match (self.setup.limit, self.clocks_now()) {
-                (ThinkLimit::Clock { inc_s, .. }, Some(c)) => (
-                    format!(
-                        "go wtime {} btime {} winc {} binc {}",
-                        c[0].as_millis(),
-                        c[1].as_millis(),
-                        inc_s * 1000,
-                        inc_s * 1000
-                    ),
-                    Some(c[side]),
-                ),
-                (ThinkLimit::Movetime { ms }, _) => (format!("go movetime {ms}"), Some(Duration::from_millis(ms))),
-                (ThinkLimit::Depth { depth }, _) => (format!("go depth {depth}"), Some(DEPTH_WAIT)),
-                (ThinkLimit::Clock { .. }, None) => ("go movetime 1000".to_string(), Some(Duration::from_secs(1))),
-            }
+            let clocks = self.clocks_running();
+            (go_command(&clocks, side), Some(clocks[side].patience()))
         };
         let job = SearchJob {
             setup: self.setup.options.lines(&self.setup.variant, multipv),
@@ -698,13 +694,13 @@ impl Game {
                 if slot == ANALYSIS {
                     return;
                 }
-                let side = color_index(self.pos.side_to_move());
+                let side = side_index(self.pos.side_to_move());
                 match self.pos.parse_move(&text) {
                     Ok(m) => self.apply(side, m),
                     Err(e) => {
                         let termination =
                             if text.is_empty() { Termination::MalformedMove } else { Termination::IllegalMove };
-                        self.finish(loss_of(side), termination, format!("{}: bestmove {text}: {e}", self.name(side)));
+                        self.finish(loss(side), termination, format!("{}: bestmove {text}: {e}", self.name(side)));
                     }
                 }
             }
@@ -717,7 +713,7 @@ impl Game {
                     self.error = Some(format!("analysis stopped: {why}"));
                 } else if self.failures >= MAX_FAILURES {
                     self.error = Some(why.clone());
-                    self.finish(loss_of(slot), Termination::Crash, why);
+                    self.finish(loss(slot), Termination::Crash, why);
                     return;
                 } else {
                     self.error = Some(format!("{why}; restarting the engine"));
@@ -749,15 +745,12 @@ impl Game {
         if self.ended.is_some() {
             return;
         }
-        let side = color_index(self.pos.side_to_move());
-        let margin = if self.setup.players[side].is_some() { Duration::from_millis(200) } else { Duration::ZERO };
-        if let Some(c) = self.clocks
-            && self.turn_start.elapsed() > c[side] + margin
-        {
-            if let Some(c) = self.clocks.as_mut() {
-                c[side] = Duration::ZERO;
-            }
-            self.finish(loss_of(side), Termination::TimeForfeit, format!("{} ran out of time", self.name(side)));
+        let side = side_index(self.pos.side_to_move());
+        let clock = &mut self.clocks[side];
+        let elapsed = self.turn_start.elapsed();
+        if clock.is_game_clock() && clock.flag_fell(elapsed) {
+            clock.charge(elapsed);
+            self.finish(loss(side), Termination::TimeForfeit, format!("{} ran out of time", self.name(side)));
         }
     }
 
