@@ -15,6 +15,7 @@
 //! occupancy the position keeps (one byte per line of the board).
 
 use super::cache::{EvalCache, EvalEntry, PawnEntry};
+use super::evaluator::Evaluator;
 use super::pair::Pair;
 use super::psq::mirror;
 use super::weights::{Weights, at, placement_indices, weights};
@@ -398,6 +399,30 @@ pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache) -> i32 {
     let score = finish(pos, t, w, pawns);
     *cache.eval_slot(key) = EvalEntry { key, tables: t.id, score };
     score
+}
+
+/// The linear evaluation with its per-thread cache of evaluations and pawn
+/// terms. Material and placement need no move hooks: [`Position`] keeps
+/// their sums in make/unmake.
+#[derive(Default)]
+pub struct Linear {
+    cache: EvalCache,
+}
+
+impl Evaluator for Linear {
+    #[inline]
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        evaluate_cached(pos, &mut self.cache)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        self.cache.prefetch(key);
+    }
+
+    fn trace(&self, pos: &Position) -> String {
+        trace(pos)
+    }
 }
 
 /// A position's evaluation features: for every weight of its game's

@@ -22,38 +22,13 @@ pub mod values;
 pub mod weights;
 
 pub use evaluator::Evaluator;
-pub use linear::{Features, evaluate, features, trace};
+pub use linear::{Features, Linear, evaluate, features, trace};
 pub use pair::Pair;
 pub use values::piece_value;
 
 use crate::core::{Move, PerGame, Position, VariantKind};
-use cache::EvalCache;
 use nnue::{Network, Nnue};
 use std::sync::Arc;
-
-/// The linear evaluation with its per-thread cache of evaluations and pawn
-/// terms. Material and placement need no move hooks: [`Position`] keeps
-/// their sums in make/unmake.
-#[derive(Default)]
-pub struct Linear {
-    cache: EvalCache,
-}
-
-impl Evaluator for Linear {
-    #[inline]
-    fn evaluate(&mut self, pos: &Position) -> i32 {
-        linear::evaluate_cached(pos, &mut self.cache)
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, key: u64) {
-        self.cache.prefetch(key);
-    }
-
-    fn trace(&self, pos: &Position) -> String {
-        linear::trace(pos)
-    }
-}
 
 /// Each game's built-in network (`nets/<game>.nnue`, see `nets/README.md`).
 static BUILTIN_NETS: PerGame<&[u8]> =

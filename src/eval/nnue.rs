@@ -35,9 +35,8 @@
 //! i16 first-layer biases (H), i16 output weights (2H), i32 output bias,
 //! and a u64 FNV-1a checksum of every byte before it.
 
-use super::cache::EvalCache;
 use super::evaluator::Evaluator;
-use super::linear;
+use super::linear::{self, Linear};
 use super::weights::weights;
 use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
 use crate::files::fnv1a;
@@ -335,7 +334,7 @@ impl Network {
     pub fn trace(&self, pos: &Position) -> String {
         let white = |cp: i32| if pos.side_to_move() == Color::White { cp } else { -cp } as f64 / 100.0;
         let own = self.own_output(pos);
-        let cp = self.with_linear(own, pos);
+        let cp = self.score(own, || linear::evaluate(pos));
         let part = if self.residual {
             format!(" (the network adds {:+.2} to the linear evaluation)", white(own))
         } else {
@@ -362,20 +361,16 @@ impl Network {
     /// The evaluation of `pos` from scratch (no accumulator kept), the
     /// linear evaluation added for a residual network.
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        self.with_linear(self.own_output(pos), pos)
+        self.score(self.own_output(pos), || linear::evaluate(pos))
     }
 
-    /// The score of `pos` from the network's own output `own`: the linear
-    /// evaluation added for a residual network.
-    fn with_linear(&self, own: i32, pos: &Position) -> i32 {
-        if self.residual { combine(own, linear::evaluate(pos)) } else { own }
+    /// The score from the network's own output `own`, the one way every
+    /// caller builds it: a residual network adds the linear evaluation
+    /// (asked for only then), within the networks' range.
+    #[inline]
+    pub fn score(&self, own: i32, linear: impl FnOnce() -> i32) -> i32 {
+        if self.residual { (own + linear()).clamp(-MAX_SCORE, MAX_SCORE) } else { own }
     }
-}
-
-/// A residual network's output added to the linear evaluation's score, within the networks' range.
-#[inline]
-fn combine(own: i32, linear: i32) -> i32 {
-    (own + linear).clamp(-MAX_SCORE, MAX_SCORE)
 }
 
 /// `acc += row` (the portable loop; it vectorises on its own). No sum
@@ -458,24 +453,28 @@ fn screlu_dot(acc: &[i32], weights: &[i16]) -> i32 {
     }
 }
 
+/// Accumulator levels a search thread's stack starts with: the search's
+/// deepest line (128 plies) and room for quiescence; a deeper line grows it.
+const LEVELS_RESERVED: usize = 160;
+
 /// The network as a search thread's evaluation: a stack of accumulators,
-/// one per move made on the way from the root.
+/// one per move made on the way from the root, and the linear evaluation
+/// (with its cache) that a residual network adds to.
 pub struct Nnue {
     net: Arc<Network>,
     /// `2 × hidden` values per level: White's accumulator, then Black's.
     stack: Vec<i32>,
     /// The current level.
     level: usize,
-    /// The linear evaluation's cache, for a residual network.
-    cache: Option<EvalCache>,
+    /// The linear evaluation, asked only by a residual network.
+    linear: Linear,
 }
 
 impl Nnue {
     /// A thread's evaluation with `net`, its accumulator set from `pos`.
     pub fn new(net: Arc<Network>, pos: &Position) -> Nnue {
         let width = 2 * net.hidden;
-        let cache = net.residual.then(EvalCache::default);
-        let mut e = Nnue { stack: vec![0; 160 * width], net, level: 0, cache };
+        let mut e = Nnue { stack: vec![0; LEVELS_RESERVED * width], net, level: 0, linear: Linear::default() };
         e.net.refresh(pos, &mut e.stack[..width]);
         e
     }
@@ -492,16 +491,13 @@ impl Evaluator for Nnue {
         let width = 2 * self.net.hidden;
         let at = self.level * width;
         let own = self.net.output(&self.stack[at..at + width], pos.side_to_move());
-        match &mut self.cache {
-            Some(cache) => combine(own, linear::evaluate_cached(pos, cache)),
-            None => own,
-        }
+        self.net.score(own, || self.linear.evaluate(pos))
     }
 
     #[inline(always)]
     fn prefetch(&self, key: u64) {
-        if let Some(cache) = &self.cache {
-            cache.prefetch(key);
+        if self.net.residual {
+            self.linear.prefetch(key);
         }
     }
 
