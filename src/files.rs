@@ -41,14 +41,13 @@ mod tests {
 
     #[test]
     fn atomic_writes_replace_whole_files() {
-        let dir = std::env::temp_dir().join(format!("cubist-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("cubist-files-").tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("s.json");
         write_atomically(&path, b"one").unwrap();
         write_atomically(&path, b"two, longer").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two, longer");
         assert!(!dir.join("s.json.tmp").exists());
         assert!(write_atomically(&dir.join("no/such/dir/s.json"), b"x").is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

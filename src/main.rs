@@ -50,8 +50,10 @@ fn occurrences(matches: &ArgMatches, id: &str) -> Vec<Vec<String>> {
 /// The match configuration the options describe.
 fn match_config(args: &MatchArgs, matches: &ArgMatches) -> Result<MatchConfig, String> {
     let each: Vec<String> = args.each.clone();
-    let engines =
-        occurrences(matches, "engine").iter().map(|own| EngineSpec::parse(&each, own)).collect::<Result<Vec<_>, _>>();
+    let engines = occurrences(matches, "engine")
+        .iter()
+        .map(|own| EngineSpec::parse_runnable(&each, own))
+        .collect::<Result<Vec<_>, _>>();
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });

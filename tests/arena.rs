@@ -222,7 +222,7 @@ fn bad_arguments_are_clear_errors() {
         (format!("--engine name=x depth=1 --engine cmd={f} depth=1"), "cmd= is required"),
         (format!("--engine cmd={f} --engine cmd={f}"), "no limit"),
         (format!("--engine cmd={f} depth=1"), "at least two"),
-        (format!("--engine cmd={f} depth=1 --engine cmd=/no/such/engine depth=1"), "does not start"),
+        (format!("--engine cmd={f} depth=1 --engine cmd=/no/such/engine depth=1"), "cmd=/no/such/engine: the program"),
         (
             format!("--engine cmd={f} depth=1 --engine cmd={f} depth=1 --sprt elo0=5 elo1=0 alpha=0.05 beta=0.05"),
             "elo0 < elo1",
@@ -401,6 +401,28 @@ fn a_huge_number_of_rounds_is_scheduled_lazily() {
     assert!(o.ok, "{}", o.stderr);
     assert_eq!(o.json["scheduled"], 2 * u64::from(u32::MAX));
     assert_eq!(o.json["stopped_early"], true);
+}
+
+/// A program that cannot be found is named first, before the missing limit,
+/// and before any engine is started.
+#[test]
+fn a_missing_program_is_reported_before_a_missing_limit() {
+    for (args, message) in [
+        (
+            "--engine cmd=/nonexistent --engine cmd=/nonexistent",
+            "--engine cmd=/nonexistent: the program does not exist",
+        ),
+        (
+            "--engine cmd=cubist-no-such-program --engine cmd=cubist-no-such-program",
+            "--engine cmd=cubist-no-such-program: the program is not on the PATH",
+        ),
+    ] {
+        let out = Command::new(CUBIST).arg("match").args(words(args)).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(message), "{args}: {stderr}");
+        assert!(!stderr.contains("no limit"), "{args}: {stderr}");
+    }
 }
 
 #[test]

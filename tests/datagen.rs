@@ -7,8 +7,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn out_file(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("cubist-datagen-{name}-{}.txt", std::process::id()))
+mod common;
+use common::Scratch;
+
+/// A fresh scratch directory for one test, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("datagen-{name}"))
+}
+
+/// The file `NAME.txt` in the scratch directory `dir`.
+fn out_file(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.txt"))
 }
 
 /// Runs `cubist datagen` with `args` writing `out`; returns the data lines, sorted.
@@ -28,7 +37,6 @@ fn datagen(out: &PathBuf, args: &[&str]) -> Vec<String> {
     assert!(!samples.is_empty());
     let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with('#')).map(String::from).collect();
     lines.sort();
-    let _ = std::fs::remove_file(out);
     lines
 }
 
@@ -36,25 +44,28 @@ const SMALL: [&str; 8] = ["--games", "4", "--nodes", "600", "--max-plies", "30",
 
 #[test]
 fn the_same_seed_plays_the_same_games_with_any_thread_count() {
-    let one = datagen(&out_file("t1"), &[&SMALL[..], &["--threads", "1"]].concat());
-    let two = datagen(&out_file("t2"), &[&SMALL[..], &["--threads", "2"]].concat());
+    let dir = scratch("seed");
+    let one = datagen(&out_file(&dir, "t1"), &[&SMALL[..], &["--threads", "1"]].concat());
+    let two = datagen(&out_file(&dir, "t2"), &[&SMALL[..], &["--threads", "2"]].concat());
     assert_eq!(one, two);
-    let other = datagen(&out_file("s8"), &[&SMALL[..6], &["--seed", "8"]].concat());
+    let other = datagen(&out_file(&dir, "s8"), &[&SMALL[..6], &["--seed", "8"]].concat());
     assert_ne!(one, other);
 }
 
 #[test]
 fn shards_add_up_to_the_whole_run() {
-    let whole = datagen(&out_file("whole"), &SMALL);
-    let mut parts = datagen(&out_file("k1"), &[&SMALL[..], &["--shard", "1/2"]].concat());
-    parts.extend(datagen(&out_file("k2"), &[&SMALL[..], &["--shard", "2/2"]].concat()));
+    let dir = scratch("shards");
+    let whole = datagen(&out_file(&dir, "whole"), &SMALL);
+    let mut parts = datagen(&out_file(&dir, "k1"), &[&SMALL[..], &["--shard", "1/2"]].concat());
+    parts.extend(datagen(&out_file(&dir, "k2"), &[&SMALL[..], &["--shard", "2/2"]].concat()));
     parts.sort();
     assert_eq!(whole, parts);
 }
 
 #[test]
 fn a_killed_run_leaves_a_valid_file() {
-    let out = out_file("killed");
+    let dir = scratch("killed");
+    let out = out_file(&dir, "killed");
     let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
         .args(["datagen", "--games", "100000", "--nodes", "200", "--max-plies", "40", "--out"])
         .arg(&out)
@@ -73,11 +84,11 @@ fn a_killed_run_leaves_a_valid_file() {
     let (samples, errors) = read_samples(&text);
     assert!(errors.is_empty(), "{errors:?}");
     assert!(samples.len() >= 18, "{} samples", samples.len());
-    let _ = std::fs::remove_file(out);
 }
 
 #[test]
 fn bad_arguments_are_refused_with_a_clear_error() {
+    let dir = scratch("bad");
     for (args, expect) in [
         (vec!["--shard", "3/2"], "must not exceed N"),
         (vec!["--shard", "x"], "K/N"),
@@ -85,7 +96,7 @@ fn bad_arguments_are_refused_with_a_clear_error() {
         (vec!["--game", "chess"], "invalid value"),
         (vec!["--nodes", "0"], "nodes"),
     ] {
-        let out = out_file("bad");
+        let out = out_file(&dir, "bad");
         let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
             .arg("datagen")
             .arg("--out")
@@ -118,7 +129,8 @@ fn tune(args: &[&str], data: &Path, out: Option<&Path>) -> Output {
 
 #[test]
 fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
-    let data = out_file("tune-data");
+    let dir = scratch("tune");
+    let data = out_file(&dir, "tune-data");
     let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
         .args(["datagen", "--games", "6", "--nodes", "600", "--max-plies", "30", "--variant", "haberkorn", "--out"])
         .arg(&data)
@@ -130,7 +142,7 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     text.push_str("haberkorn ; not a fen ; 10 ; 1\n");
     std::fs::write(&data, &text).unwrap();
     let bad_line = text.lines().count();
-    let rs = out_file("tune-out").with_extension("rs");
+    let rs = out_file(&dir, "tune-out").with_extension("rs");
     let o = tune(&["--variant", "haberkorn", "--epochs", "50", "--threads", "1"], &data, Some(&rs));
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{stderr}");
@@ -153,16 +165,13 @@ fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     assert!(!rs.exists());
     let o = tune(&["--variant", "haberkorn", "--epochs", "5", "--fit", "mobility,king-attack,tempo"], &data, None);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let _ = std::fs::remove_file(data);
-    // The checkpoint `tune` saves beside its output.
-    let _ = std::fs::remove_file(rs.with_extension("rs.ckpt"));
-    let _ = std::fs::remove_file(rs);
 }
 
 #[test]
 fn the_binary_format_holds_the_same_samples_and_converts_to_text() {
-    let text = datagen(&out_file("as-text"), &SMALL);
-    let bin = out_file("as-bin").with_extension("bin");
+    let dir = scratch("binary");
+    let text = datagen(&out_file(&dir, "as-text"), &SMALL);
+    let bin = out_file(&dir, "as-bin").with_extension("bin");
     let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
         .arg("datagen")
         .args(SMALL)
@@ -177,14 +186,14 @@ fn the_binary_format_holds_the_same_samples_and_converts_to_text() {
     // Every ply's move and score in a few bytes, where a text line takes hundreds.
     let text_bytes: usize = text.iter().map(|l| l.len() + 1).sum();
     assert!(bytes.len() * 5 < text_bytes, "{} bytes against {text_bytes}", bytes.len());
-    let back = out_file("back");
+    let back = out_file(&dir, "back");
     let o = Command::new(env!("CARGO_BIN_EXE_cubist")).arg("convert").arg(&bin).arg(&back).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut lines: Vec<String> = std::fs::read_to_string(&back).unwrap().lines().map(String::from).collect();
     lines.sort();
     assert_eq!(lines, text);
     // And back to binary: the same samples again (each a game of one position now).
-    let again = out_file("again").with_extension("bin");
+    let again = out_file(&dir, "again").with_extension("bin");
     let o = Command::new(env!("CARGO_BIN_EXE_cubist")).arg("convert").arg(&back).arg(&again).output().unwrap();
     assert!(o.status.success());
     let (samples, errors) = cubist::learn::data::read_file(&again).unwrap();
@@ -192,14 +201,12 @@ fn the_binary_format_holds_the_same_samples_and_converts_to_text() {
     let mut lines: Vec<String> = samples.iter().map(|s| s.to_string()).collect();
     lines.sort();
     assert_eq!(lines, text);
-    for f in [bin, back, again] {
-        let _ = std::fs::remove_file(f);
-    }
 }
 
 #[test]
 fn a_killed_binary_run_keeps_every_finished_game() {
-    let out = out_file("killed-bin").with_extension("bin");
+    let dir = scratch("killed-bin");
+    let out = out_file(&dir, "killed-bin").with_extension("bin");
     let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
         .args(["datagen", "--games", "100000", "--nodes", "200", "--max-plies", "40", "--threads", "2", "--out"])
         .arg(&out)
@@ -216,19 +223,19 @@ fn a_killed_binary_run_keeps_every_finished_game() {
     // At most the torn record a kill leaves is reported; the games before it are whole.
     assert!(errors.len() <= 1 && errors.iter().all(|e| e.reason.contains("cut short")), "{errors:?}");
     assert!(samples.len() >= 10, "{} samples", samples.len());
-    let _ = std::fs::remove_file(out);
 }
 
 #[test]
 fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
+    let dir = scratch("resume");
     let args = ["--games", "24", "--nodes", "400", "--max-plies", "40", "--seed", "11", "--threads", "1"];
     let run = |out: &Path| {
         Command::new(env!("CARGO_BIN_EXE_cubist")).arg("datagen").args(args).arg("--out").arg(out).output().unwrap()
     };
-    let whole = out_file("resume-whole").with_extension("bin");
+    let whole = out_file(&dir, "resume-whole").with_extension("bin");
     assert!(run(&whole).status.success());
     let expect = std::fs::read(&whole).unwrap();
-    let out = out_file("resume-killed").with_extension("bin");
+    let out = out_file(&dir, "resume-killed").with_extension("bin");
     let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
         .arg("datagen")
         .args(args)
@@ -260,8 +267,6 @@ fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds games of other settings"));
     assert_eq!(std::fs::read(&out).unwrap(), expect);
-    let _ = std::fs::remove_file(whole);
-    let _ = std::fs::remove_file(out);
 }
 
 /// `tune --out` into a missing folder fails at once, naming the folder,

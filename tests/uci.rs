@@ -7,9 +7,13 @@
 
 use cubist::core::{Position, Variant};
 use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::Scratch;
 
 /// How long any single expected line may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -764,8 +768,8 @@ fn refused_threads_and_hash_are_errors_under_a_memory_limit() {
     assert!(text.lines().any(|l| l.starts_with("bestmove ") && l != "bestmove (none)"), "{text}");
 }
 
-/// A network of small random weights for `game`, written to a temporary file.
-fn random_net_file(game: cubist::VariantKind, name: &str) -> std::path::PathBuf {
+/// A network of small random weights for `game`, written to `NAME.nnue` in `dir`.
+fn random_net_file(dir: &Path, game: cubist::VariantKind, name: &str) -> PathBuf {
     use cubist::eval::nnue::{INPUTS, Network};
     let mut x = 12345u32;
     let mut next = |m: i32| {
@@ -783,13 +787,14 @@ fn random_net_file(game: cubist::VariantKind, name: &str) -> std::path::PathBuf 
         out_weights: (0..2 * hidden).map(|_| next(255) as i16 - 127).collect(),
         out_bias: 0,
     };
-    let path = std::env::temp_dir().join(format!("cubist-uci-{name}-{}.nnue", std::process::id()));
+    let path = dir.join(format!("{name}.nnue"));
     std::fs::write(&path, net.to_bytes()).unwrap();
     path
 }
 
 #[test]
 fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
+    let dir = Scratch::new("uci-eval-file");
     let mut e = Engine::start();
     let built_in = e.ask("eval");
     assert!(e.ask("setoption name EvalFile value none").is_empty());
@@ -797,7 +802,7 @@ fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
     assert!(!linear.iter().any(|l| l.starts_with("Network")), "{linear:?}");
     assert_ne!(built_in, linear);
     // A file that is no network: an error naming it, and nothing changes.
-    let bad = std::env::temp_dir().join(format!("cubist-uci-bad-{}.nnue", std::process::id()));
+    let bad = dir.join("bad.nnue");
     std::fs::write(&bad, b"not a network").unwrap();
     let out = e.ask(&format!("setoption name EvalFile value {}", bad.display()));
     assert_eq!(out.len(), 1, "{out:?}");
@@ -809,11 +814,11 @@ fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
     let missing = e.ask("setoption name EvalFile value /nonexistent/net.nnue");
     assert!(missing[0].contains("/nonexistent/net.nnue"), "{missing:?}");
     // A haberkorn network leaves hdc on the linear evaluation.
-    let hab = random_net_file(cubist::VariantKind::Haberkorn, "hab");
+    let hab = random_net_file(&dir, cubist::VariantKind::Haberkorn, "hab");
     assert!(e.ask(&format!("setoption name EvalFile value {}", hab.display())).is_empty());
     assert_eq!(e.ask("eval"), linear);
     // An hdc network: eval shows its output, and the search plays with it.
-    let hdc = random_net_file(cubist::VariantKind::Hdc, "hdc");
+    let hdc = random_net_file(&dir, cubist::VariantKind::Hdc, "hdc");
     assert!(e.ask(&format!("setoption name EvalFile value {}", hdc.display())).is_empty());
     let with_net = e.ask("eval");
     assert!(with_net.iter().any(|l| l.starts_with("Network (7168 inputs -> 16) x 2 -> 1, hdc: ")), "{with_net:?}");
@@ -823,9 +828,6 @@ fn eval_file_loads_a_network_refuses_bad_files_and_none_unloads() {
     assert!(hdc_start().parse_move(&best).is_ok(), "{out:?}");
     assert!(e.ask("setoption name EvalFile value none").is_empty());
     assert_eq!(e.ask("eval"), linear);
-    for f in [bad, hab, hdc] {
-        let _ = std::fs::remove_file(f);
-    }
 }
 
 /// Each game plays with its built-in (residual) network by default;

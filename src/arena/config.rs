@@ -3,7 +3,7 @@
 
 use super::stats::{Sprt, SprtModel};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -49,6 +49,14 @@ pub enum ConfigError {
     /// Settings that do not fit together.
     #[error("{0}")]
     Conflict(String),
+    /// An engine's program that cannot be found or run.
+    #[error("--engine cmd={cmd}: the program {why}")]
+    Program {
+        /// The program as given.
+        cmd: String,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// A time control: `moves/base+inc` or `base+inc` (seconds).
@@ -202,6 +210,21 @@ impl EngineSpec {
     /// tokens (later keys win; `arg=` and `option.` accumulate). An error
     /// names the option the bad token came from.
     pub fn parse(each: &[String], own: &[String]) -> Result<EngineSpec, ConfigError> {
+        EngineSpec::read(each, own)?.finish()
+    }
+
+    /// Like [`EngineSpec::parse`], but a program that cannot be found (see
+    /// [`check_program`]) is refused first, before a missing limit.
+    pub fn parse_runnable(each: &[String], own: &[String]) -> Result<EngineSpec, ConfigError> {
+        let spec = EngineSpec::read(each, own)?;
+        if !spec.cmd.is_empty() {
+            check_program(&spec.cmd)?;
+        }
+        spec.finish()
+    }
+
+    /// The `--each` and `--engine` tokens applied, unchecked.
+    fn read(each: &[String], own: &[String]) -> Result<EngineSpec, ConfigError> {
         let mut spec = EngineSpec {
             name: String::new(),
             cmd: String::new(),
@@ -216,7 +239,7 @@ impl EngineSpec {
         };
         spec.apply("--each", each)?;
         spec.apply("--engine", own)?;
-        spec.finish()
+        Ok(spec)
     }
 
     /// Applies `key=value` tokens of the option `group`.
@@ -289,6 +312,43 @@ impl EngineSpec {
         }
         Ok(spec)
     }
+}
+
+/// Checks, without starting it, that the program `cmd` can be run as the
+/// match starts it: a path with `/` (from the runner's folder) must be an
+/// executable file; a bare name must be one on the PATH (with no PATH set,
+/// nothing is checked).
+pub fn check_program(cmd: &str) -> Result<(), ConfigError> {
+    let refuse = |why: String| Err(ConfigError::Program { cmd: cmd.to_string(), why });
+    if !cmd.contains('/') {
+        return match std::env::var_os("PATH") {
+            Some(paths) if !std::env::split_paths(&paths).any(|dir| runnable(&dir.join(cmd)).is_ok()) => {
+                refuse("is not on the PATH".into())
+            }
+            _ => Ok(()),
+        };
+    }
+    runnable(Path::new(cmd)).or_else(refuse)
+}
+
+/// Whether `path` is an executable file; `Err` says why not.
+fn runnable(path: &Path) -> Result<(), String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("does not exist".into()),
+        Err(e) => return Err(format!("cannot be looked at: {e}")),
+    };
+    if !meta.is_file() {
+        return Err("is not a file".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o111 == 0 {
+            return Err("is not executable".into());
+        }
+    }
+    Ok(())
 }
 
 /// Splits `args="…"` into words at blanks; single or double quotes keep blanks inside a word.
@@ -648,6 +708,31 @@ mod tests {
         // A bad token from --each names --each.
         let each = EngineSpec::parse(&toks("depth=deep"), &toks("cmd=x")).unwrap_err().to_string();
         assert!(each.starts_with("--each: bad value 'deep'"), "{each}");
+    }
+
+    #[test]
+    fn a_program_that_cannot_be_found_is_named_before_a_missing_limit() {
+        let err = |own: Vec<String>| EngineSpec::parse_runnable(&[], &own).unwrap_err().to_string();
+        assert_eq!(
+            err(toks("cmd=/nonexistent/engine")),
+            "--engine cmd=/nonexistent/engine: the program does not exist"
+        );
+        assert_eq!(
+            err(toks("cmd=cubist-no-such-program depth=1")),
+            "--engine cmd=cubist-no-such-program: the program is not on the PATH"
+        );
+        assert!(err(toks("cmd=/ depth=1")).ends_with("the program is not a file"));
+        #[cfg(unix)]
+        {
+            let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+            assert!(err(vec![format!("cmd={manifest}"), "depth=1".into()]).ends_with("the program is not executable"));
+        }
+        // Found, the program goes on to the other checks.
+        assert!(err(toks("cmd=sh")).contains("no limit"));
+        assert!(err(toks("cmd=/bin/sh")).contains("no limit"));
+        assert!(EngineSpec::parse_runnable(&[], &toks("cmd=sh depth=1")).is_ok());
+        // `parse` alone does not look for the program.
+        assert!(EngineSpec::parse(&[], &toks("cmd=/nonexistent/engine depth=1")).is_ok());
     }
 
     #[test]

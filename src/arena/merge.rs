@@ -410,25 +410,17 @@ mod tests {
         use crate::arena::fingerprint::EngineIdentity;
         use crate::arena::stats::SprtModel;
         use proptest::prelude::*;
-        use std::sync::atomic::{AtomicU64, Ordering};
+        use tempfile::NamedTempFile;
 
-        /// A fresh file name under the system's temporary folder, removed when dropped.
-        struct TempFile(PathBuf);
-
-        impl TempFile {
-            fn with(bytes: &[u8]) -> TempFile {
-                static NEXT: AtomicU64 = AtomicU64::new(0);
-                let n = NEXT.fetch_add(1, Ordering::Relaxed);
-                let path = std::env::temp_dir().join(format!("cubist-merge-prop-{}-{n}.json", std::process::id()));
-                std::fs::write(&path, bytes).expect("the temporary folder is writable");
-                TempFile(path)
-            }
-        }
-
-        impl Drop for TempFile {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_file(&self.0);
-            }
+        /// A fresh file under the system's temporary folder holding `bytes`, removed when dropped.
+        fn temp_file(bytes: &[u8]) -> NamedTempFile {
+            let file = tempfile::Builder::new()
+                .prefix("cubist-merge-prop-")
+                .suffix(".json")
+                .tempfile()
+                .expect("the temporary folder is writable");
+            std::fs::write(file.path(), bytes).expect("the temporary folder is writable");
+            file
         }
 
         /// The drawn parts of a complete results file: engines, the match, its shard, counts.
@@ -575,15 +567,15 @@ mod tests {
 
         /// The JSON text `write_summary` gives.
         fn written(summary: &MatchSummary) -> String {
-            let file = TempFile::with(b"");
-            write_summary(&file.0, summary).expect("the temporary folder is writable");
-            std::fs::read_to_string(&file.0).expect("just written")
+            let file = temp_file(b"");
+            write_summary(file.path(), summary).expect("the temporary folder is writable");
+            std::fs::read_to_string(file.path()).expect("just written")
         }
 
         /// Merges files with these contents.
         fn merge_texts(texts: &[&[u8]]) -> Result<MatchSummary, MergeError> {
-            let files: Vec<TempFile> = texts.iter().map(|t| TempFile::with(t)).collect();
-            let paths: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
+            let files: Vec<NamedTempFile> = texts.iter().map(|t| temp_file(t)).collect();
+            let paths: Vec<PathBuf> = files.iter().map(|f| f.path().to_path_buf()).collect();
             merge_results(&paths)
         }
 

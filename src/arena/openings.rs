@@ -179,15 +179,15 @@ mod tests {
         let first = p.fen();
         p.play("e2-IVe4-IV").unwrap();
         let second = p.fen();
-        let file = std::env::temp_dir().join(format!("cubist-openings-start-{}.fen", std::process::id()));
-        std::fs::write(&file, format!("{first}\n{second}\n")).unwrap();
+        let guard = tempfile::Builder::new().prefix("cubist-openings-start-").suffix(".fen").tempfile().unwrap();
+        let file = guard.path();
+        std::fs::write(file, format!("{first}\n{second}\n")).unwrap();
         let toks = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
         let spec = OpeningsSpec::parse(&toks(&format!("file={} order=sequential start=2", file.display()))).unwrap();
         let book = OpeningBook::new(v, Some(&spec), false, 0, 1).unwrap();
         assert_eq!(book.opening(0).fen, second);
         assert_eq!(book.opening(1).fen, first);
         assert!(OpeningsSpec::parse(&toks("file=x start=0")).is_err());
-        let _ = std::fs::remove_file(file);
     }
 
     #[test]

@@ -625,9 +625,8 @@ mod tests {
 
     #[test]
     fn the_state_is_claimed_given_back_applied_and_refused_with_other_settings() {
-        let dir = std::env::temp_dir().join(format!("cubist-spsa-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("cubist-spsa-").tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("run.json");
         let cfg = SpsaConfig { iterations: 2, ..config(cubist_params(&Variant::hdc())) };
         assert_eq!(claim(&path, &cfg).unwrap().map(|c| c.0), Some(1));
@@ -647,7 +646,6 @@ mod tests {
         assert!(!with_suffix(&path, ".lock").exists(), "the lock is released");
         std::fs::write(&path, "{").unwrap();
         assert!(matches!(claim(&path, &cfg), Err(SpsaError::State(..))));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

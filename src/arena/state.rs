@@ -279,8 +279,8 @@ mod tests {
     #[test]
     fn a_fresh_match_overwrites_only_a_finished_state() {
         // The atomic write itself is tested in `crate::files`.
-        let dir = std::env::temp_dir().join(format!("cubist-state-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::Builder::new().prefix("cubist-state-").tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("s.json");
         write_atomically(&path, b"two, longer").unwrap();
         assert!(check_fresh(&dir.join("absent.json")).is_ok());
@@ -291,7 +291,6 @@ mod tests {
         write_atomically(&path, format!(r#"{{"format": "{FORMAT}", "progress": {{"finished": true}}}}"#).as_bytes())
             .unwrap();
         assert!(check_fresh(&path).is_ok());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

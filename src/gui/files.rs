@@ -107,32 +107,31 @@ pub fn count_gui_records(dir: &Path) -> usize {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("cubist-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh directory under the temporary directory, removed with its files when dropped.
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("cubist-files-{name}-")).tempdir().unwrap()
     }
 
     #[test]
     fn records_are_written_anew_and_read_back_bounded() {
-        let dir = scratch("write");
+        let scratch = scratch("write");
+        let dir = scratch.path();
         let path = dir.join("gui-1-1.pgn");
         write_record(&path, b"one").unwrap();
         write_record(&path, b"two").unwrap();
         assert_eq!(read_record(&path).unwrap(), "two");
         assert!(!dir.join("gui-1-1.pgn.tmp").exists());
-        assert_eq!(count_gui_records(&dir), 1);
+        assert_eq!(count_gui_records(dir), 1);
         std::fs::write(dir.join("big.pgn"), vec![b'x'; MAX_RECORD_BYTES as usize + 1]).unwrap();
         assert!(read_record(&dir.join("big.pgn")).unwrap_err().to_string().contains("larger than"));
         assert!(read_record(&dir.join("missing.pgn")).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[cfg(unix)]
     #[test]
     fn links_are_neither_read_nor_written_through() {
-        let dir = scratch("links");
+        let scratch = scratch("links");
+        let dir = scratch.path();
         let outside = dir.join("outside.txt");
         std::fs::write(&outside, "precious").unwrap();
         std::os::unix::fs::symlink(&outside, dir.join("link.pgn")).unwrap();
@@ -142,6 +141,5 @@ mod tests {
         write_record(&dir.join("gui-2-2.pgn"), b"record").unwrap();
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
         assert_eq!(read_record(&dir.join("gui-2-2.pgn")).unwrap(), "record");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
