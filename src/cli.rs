@@ -4,8 +4,8 @@
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
+use cubist::arena::config::Adjudication;
 use cubist::arena::config::{ConfigError, DrawRule, ResignRule};
-use cubist::arena::game::Adjudication;
 use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
 use cubist::gui::GuiOptions;
 use cubist::learn::data::Format;

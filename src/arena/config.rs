@@ -1,7 +1,10 @@
 //! The match settings and their fastchess-style `key=value` text: engines,
 //! limits, openings, adjudication and SPRT.
 
+use super::shard::Shard;
+use super::state::{deserialize_variant, serialize_variant};
 use super::stats::{Sprt, SprtModel};
+use crate::core::Variant;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -659,6 +662,173 @@ pub fn parse_sprt(tokens: &[String]) -> Result<Sprt, ConfigError> {
     Ok(sprt)
 }
 
+/// Adjudication settings beyond the rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjudication {
+    /// `--resign`.
+    pub resign: Option<ResignRule>,
+    /// `--draw`.
+    pub draw: Option<DrawRule>,
+    /// `--maxmoves`: full moves after which the game is drawn.
+    pub maxmoves: Option<u32>,
+}
+
+/// Everything `cubist match` was asked to do.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// The engines (at least two).
+    pub engines: Vec<EngineSpec>,
+    /// The first engine plays everyone else, the others do not meet.
+    pub gauntlet: bool,
+    /// The variant (setup layers vary with constellations).
+    #[serde(serialize_with = "serialize_variant", deserialize_with = "deserialize_variant")]
+    pub variant: Variant,
+    /// An opening file.
+    pub openings: Option<OpeningsSpec>,
+    /// Random plies played after each opening.
+    pub random_plies: u32,
+    /// Haberkorn: cycle through all white/black setup-layer pairs.
+    pub constellations: bool,
+    /// Play each opening with colours reversed in consecutive games.
+    pub repeat: bool,
+    /// Rounds (one opening each).
+    pub rounds: u32,
+    /// Games per pairing and round (default 2 with repeat, else 1).
+    pub games: Option<u32>,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Seed for opening order and random plies.
+    pub seed: u64,
+    /// Resign, draw and max-moves adjudication.
+    pub adjudication: Adjudication,
+    /// SPRT (two engines only).
+    pub sprt: Option<Sprt>,
+    /// Game records file.
+    pub pgnout: Option<PathBuf>,
+    /// Summary JSON file.
+    pub results_json: Option<PathBuf>,
+    /// Conversation log: every line between the runner and each engine, timestamped.
+    pub log: Option<PathBuf>,
+    /// The state file (`None`: beside the results JSON, else beside the records, else none).
+    #[serde(default)]
+    pub state: Option<PathBuf>,
+    /// The slice of the schedule to play (`1/1`: all of it). A shard plays
+    /// all its games: its SPRT is reported but never stops it.
+    pub shard: Shard,
+    /// The records' `Event` tag.
+    pub event: String,
+    /// The records' `Site` tag.
+    pub site: String,
+    /// The first engine of a pairing always plays White (no colour swap).
+    pub noswap: bool,
+    /// A pause before each worker's next game.
+    pub wait: std::time::Duration,
+    /// Progress in fastchess's or cutechess-cli's words.
+    pub output: OutputFormat,
+    /// Print the score line every N finished games (0: never).
+    pub score_interval: u32,
+    /// Print the rating lines every N finished games (0: never).
+    pub rating_interval: u32,
+    /// The rating lines show the pentanomial counts.
+    pub penta_report: bool,
+    /// No progress bar and no line per game (the SPSA tuner's matches).
+    #[serde(default)]
+    pub quiet: bool,
+}
+
+/// The defaults of the settings fastchess and cutechess-cli users may change.
+impl Default for MatchConfig {
+    fn default() -> MatchConfig {
+        MatchConfig {
+            engines: Vec::new(),
+            gauntlet: false,
+            variant: Variant::hdc(),
+            openings: None,
+            random_plies: 0,
+            constellations: false,
+            repeat: true,
+            rounds: 1,
+            games: None,
+            concurrency: 1,
+            seed: 0,
+            adjudication: Adjudication::default(),
+            sprt: None,
+            pgnout: None,
+            results_json: None,
+            log: None,
+            state: None,
+            shard: Shard::whole(),
+            event: "Cubist match".into(),
+            site: "?".into(),
+            noswap: false,
+            wait: std::time::Duration::ZERO,
+            output: OutputFormat::Fastchess,
+            score_interval: 0,
+            rating_interval: 0,
+            penta_report: true,
+            quiet: false,
+        }
+    }
+}
+
+impl MatchConfig {
+    /// Checks what must hold before anything starts.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let n = self.engines.len();
+        if n < 2 {
+            return Err(ConfigError::Conflict("a match needs at least two --engine".into()));
+        }
+        if self.sprt.is_some() && n != 2 {
+            return Err(ConfigError::Conflict("--sprt needs exactly two engines".into()));
+        }
+        if self.rounds == 0 || self.games == Some(0) || self.concurrency == 0 {
+            return Err(ConfigError::Conflict("--rounds, --games and --concurrency must be at least 1".into()));
+        }
+        Ok(())
+    }
+
+    /// Gives engines with the same name a `-2`, `-3` … suffix.
+    pub fn unique_names(&mut self) {
+        let engines = &mut self.engines;
+        for i in 1..engines.len() {
+            let base = engines[i].name.clone();
+            let mut k = 2;
+            while engines[..i].iter().any(|e| e.name == engines[i].name) {
+                engines[i].name = format!("{base}-{k}");
+                k += 1;
+            }
+        }
+    }
+
+    /// The settings with every path made absolute, so that a resume from another folder finds the same files.
+    pub fn with_absolute_paths(&self) -> MatchConfig {
+        let abs = |p: &mut PathBuf| {
+            if let Ok(a) = std::path::absolute(&*p) {
+                *p = a;
+            }
+        };
+        let mut cfg = self.clone();
+        for p in [&mut cfg.pgnout, &mut cfg.results_json, &mut cfg.log, &mut cfg.state].into_iter().flatten() {
+            abs(p);
+        }
+        if let Some(o) = &mut cfg.openings {
+            abs(&mut o.file);
+        }
+        for e in &mut cfg.engines {
+            for p in [&mut e.stderr, &mut e.dir].into_iter().flatten() {
+                abs(p);
+            }
+            // A program with a `/` is found from the runner's folder (`dir=` or not); one without, on the PATH.
+            if e.cmd.contains('/')
+                && let Ok(a) = std::path::absolute(&e.cmd)
+            {
+                e.cmd = a.display().to_string();
+            }
+        }
+        cfg
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -789,5 +959,17 @@ mod tests {
         assert_eq!((s.elo0, s.elo1, s.model), (0.0, 5.0, SprtModel::Normalized));
         assert!(parse_sprt(&toks("elo0=5 elo1=0 alpha=0.05 beta=0.05")).is_err());
         assert!(parse_sprt(&toks("elo0=0 elo1=5 alpha=0.05 beta=0.05 model=bayes")).is_err());
+    }
+
+    #[test]
+    fn duplicate_names_get_suffixes() {
+        let spec = |name: &str| {
+            EngineSpec::parse(&[], &["cmd=x".to_string(), format!("name={name}"), "depth=1".to_string()]).unwrap()
+        };
+        let mut cfg =
+            MatchConfig { engines: vec![spec("a"), spec("a"), spec("b"), spec("a")], ..MatchConfig::default() };
+        cfg.unique_names();
+        let names: Vec<&str> = cfg.engines.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["a", "a-2", "b", "a-3"]);
     }
 }

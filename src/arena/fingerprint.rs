@@ -9,8 +9,8 @@
 //! and `readyok`. An opening file enters by its positions (after the seeded
 //! shuffle), not by its path.
 
+use super::config::Adjudication;
 use super::config::EngineSpec;
-use super::game::Adjudication;
 use super::stats::Sprt;
 use crate::files::fnv1a;
 use serde::{Deserialize, Serialize};

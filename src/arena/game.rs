@@ -3,24 +3,12 @@
 //! the clocks are the referee's ([`super::referee`]), and any engine fault
 //! loses the game.
 
-use super::config::{DrawRule, EngineSpec, ResignRule};
+use super::config::{Adjudication, EngineSpec};
 use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
 use super::record::{GameResult, Termination};
 use super::referee::{Clock, ending, go_command, loss, side_index, variant_options};
 use crate::core::{MoveError, Position};
-use serde::{Deserialize, Serialize};
 use std::time::Instant;
-
-/// Adjudication settings beyond the rules.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Adjudication {
-    /// `--resign`.
-    pub resign: Option<ResignRule>,
-    /// `--draw`.
-    pub draw: Option<DrawRule>,
-    /// `--maxmoves`: full moves after which the game is drawn.
-    pub maxmoves: Option<u32>,
-}
 
 /// A played game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,6 +196,7 @@ pub fn play_game(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena::config::{DrawRule, ResignRule};
     use std::time::Duration;
 
     #[test]

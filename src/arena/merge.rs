@@ -10,8 +10,8 @@
 //! merged state says whether the shards so far settle the test.
 
 use super::fingerprint::{MatchIdentity, first_difference};
-use super::pairings;
 use super::record::{GameRecord, parse_records};
+use super::schedule::pairings;
 use super::stats::{Sprt, Tally};
 use super::summary::{MatchSummary, PairingSummary, SprtSummary, Standing};
 use crate::arena::shard::{Shard, ShardError, ShardSet};

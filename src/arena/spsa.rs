@@ -21,9 +21,11 @@
 //! to the `θ` of the moment it finishes. An interrupted process gives its
 //! iteration back (the next claim takes it); a killed one loses it.
 
+use super::config::Adjudication;
+use super::config::MatchConfig;
 use super::config::{EngineSpec, OpeningsSpec};
-use super::game::Adjudication;
-use super::{ArenaError, MatchConfig, run_match_until};
+use super::error::ArenaError;
+use super::run::run_match_until;
 use crate::core::Variant;
 use crate::files::write_atomically;
 use crate::search::params::TUNABLES;
