@@ -173,7 +173,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
     };
     let random_plies = args.random_plies.unwrap_or(if openings.is_some() { 0 } else { 4 });
     let config = SpsaConfig {
-        engine: EngineSpec::parse(&[], &args.engine).map_err(e)?,
+        engine: EngineSpec::parse_runnable(&[], &args.engine).map_err(e)?,
         variant,
         params,
         iterations: args.iterations,
