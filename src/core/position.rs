@@ -8,8 +8,6 @@ use super::piece::{Color, Piece, PieceKind};
 use super::square::Square;
 use super::variant::{CastleRule, Rules, Variant, VariantKind};
 use super::zobrist::Zobrist;
-use crate::eval::pair::{PHASE, Pair};
-use crate::eval::psq::PsqTable;
 
 /// The en-passant state after a double step: the squares it passed over (one
 /// or two) and the pawn that may be taken.
@@ -75,6 +73,8 @@ impl GameState {
 /// What [`Position::make`] saves so that [`Position::unmake`] restores exactly.
 #[derive(Clone, Copy, Debug)]
 pub struct Undo {
+    /// The pieces the move took off the board and put on it.
+    changes: PieceChanges,
     captured: u8,
     castling: u8,
     en_passant: Option<EnPassant>,
@@ -84,13 +84,57 @@ pub struct Undo {
     checkers: Bitboard,
 }
 
-/// The pieces a move takes off the board and puts on it ([`Position::changes`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The pieces a move took off the board and put on it, as [`Position::make`]
+/// records them ([`Undo::changes`]): what an incrementally kept evaluation updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PieceChanges {
-    /// Pieces taken off, with the squares they leave (at most the mover, a rook and a victim).
-    pub removed: arrayvec::ArrayVec<(Piece, Square), 3>,
+    /// The pieces with their squares: `removed` taken off first, then the ones put on.
+    list: [(Piece, Square); 5],
+    removed: u8,
+    added: u8,
+}
+
+impl Default for PieceChanges {
+    fn default() -> PieceChanges {
+        let none = (Piece::new(Color::White, PieceKind::Pawn), Square::from_index_unchecked(0));
+        PieceChanges { list: [none; 5], removed: 0, added: 0 }
+    }
+}
+
+impl PieceChanges {
+    /// Pieces taken off, with the squares they leave (the mover, a victim or a castling rook).
+    #[inline(always)]
+    pub fn removed(&self) -> &[(Piece, Square)] {
+        &self.list[..usize::from(self.removed)]
+    }
+
     /// Pieces put on, with their squares (the mover or its promotion, and a castling rook).
-    pub added: arrayvec::ArrayVec<(Piece, Square), 2>,
+    #[inline(always)]
+    pub fn added(&self) -> &[(Piece, Square)] {
+        &self.list[3..3 + usize::from(self.added)]
+    }
+
+    /// Records a piece taken off `sq` (at most three a move).
+    #[inline(always)]
+    fn remove(&mut self, p: Piece, sq: Square) {
+        self.list[usize::from(self.removed)] = (p, sq);
+        self.removed += 1;
+    }
+
+    /// Records a piece put on `sq` (at most two a move).
+    #[inline(always)]
+    fn add(&mut self, p: Piece, sq: Square) {
+        self.list[3 + usize::from(self.added)] = (p, sq);
+        self.added += 1;
+    }
+}
+
+impl Undo {
+    /// The pieces the move took off the board and put on it.
+    #[inline(always)]
+    pub fn changes(&self) -> &PieceChanges {
+        &self.changes
+    }
 }
 
 /// A position of either variant.
@@ -116,12 +160,6 @@ pub struct Position {
     pub(crate) history: Vec<u64>,
     /// The enemy pieces giving check to the side to move (kept by make/unmake).
     pub(crate) checkers: Bitboard,
-    /// The variant's material and piece-square values.
-    pub(crate) psq_table: &'static PsqTable,
-    /// Each colour's material plus placement (kept by make/unmake).
-    pub(crate) psq: [Pair; 2],
-    /// The game phase: the sum of [`PHASE`] over every piece (kept by make/unmake).
-    pub(crate) phase: i32,
     /// The Zobrist key of the pawns alone (kept by make/unmake).
     pub(crate) pawn_key: u64,
     /// `lines[line]`: the squares of each line of the board (see
@@ -216,9 +254,6 @@ impl Position {
             key: 0,
             history: Vec::new(),
             checkers: Bitboard::EMPTY,
-            psq_table: PsqTable::get(variant.kind, variant.layers),
-            psq: [Pair::default(); 2],
-            phase: 0,
             pawn_key: 0,
             lines: [0; LINE_SLOTS],
         }
@@ -317,7 +352,7 @@ impl Position {
         self.by_color[p.color.index()].set(sq);
         self.by_kind[p.kind.index()].set(sq);
         self.toggle_lines(sq, p.color);
-        self.add_values(sq, p, Zobrist::get().piece(p.color, p.kind, sq));
+        self.toggle_pawn_key(p, Zobrist::get().piece(p.color, p.kind, sq));
     }
 
     /// Flips `sq` in the line occupancy of colour `c` on all of its lines.
@@ -335,23 +370,9 @@ impl Position {
         self.lines[r.line as usize & (LINE_SLOTS - 1)]
     }
 
-    /// Counts a piece arriving on `sq` (with Zobrist key `z`) in the
-    /// incremental evaluation sums and the pawn key.
+    /// Toggles a pawn arriving on or leaving its square (Zobrist key `z`) in the pawn key.
     #[inline(always)]
-    fn add_values(&mut self, sq: Square, p: Piece, z: u64) {
-        self.psq[p.color.index()] += self.psq_table.value(p.color, p.kind, sq);
-        self.phase += PHASE[p.kind.index()];
-        if p.kind == PieceKind::Pawn {
-            self.pawn_key ^= z;
-        }
-    }
-
-    /// Takes a piece leaving `sq` (with Zobrist key `z`) out of the
-    /// incremental evaluation sums and the pawn key.
-    #[inline(always)]
-    fn remove_values(&mut self, sq: Square, p: Piece, z: u64) {
-        self.psq[p.color.index()] -= self.psq_table.value(p.color, p.kind, sq);
-        self.phase -= PHASE[p.kind.index()];
+    fn toggle_pawn_key(&mut self, p: Piece, z: u64) {
         if p.kind == PieceKind::Pawn {
             self.pawn_key ^= z;
         }
@@ -365,7 +386,7 @@ impl Position {
         self.toggle_lines(sq, p.color);
         let z = Zobrist::get().piece(p.color, p.kind, sq);
         self.key ^= z;
-        self.add_values(sq, p, z);
+        self.toggle_pawn_key(p, z);
     }
 
     #[inline(always)]
@@ -376,19 +397,7 @@ impl Position {
         self.toggle_lines(sq, p.color);
         let z = Zobrist::get().piece(p.color, p.kind, sq);
         self.key ^= z;
-        self.remove_values(sq, p, z);
-    }
-
-    /// Each colour's material plus placement (middle game, end game), kept by make/unmake.
-    #[inline]
-    pub fn psq(&self, c: Color) -> Pair {
-        self.psq[c.index()]
-    }
-
-    /// The game phase: the sum of every piece's phase weight, kept by make/unmake.
-    #[inline]
-    pub fn phase(&self) -> i32 {
-        self.phase
+        self.toggle_pawn_key(p, z);
     }
 
     /// The Zobrist key of the pawns alone, kept by make/unmake.
@@ -397,22 +406,11 @@ impl Position {
         self.pawn_key
     }
 
-    /// The incremental sums computed from scratch: each colour's material
-    /// plus placement, the phase and the pawn key (they must always equal
-    /// [`Position::psq`], [`Position::phase`] and [`Position::pawn_key`]).
-    pub fn compute_values(&self) -> ([Pair; 2], i32, u64) {
+    /// The pawn key counted from the board (it must always equal [`Position::pawn_key`]).
+    pub fn compute_pawn_key(&self) -> u64 {
         let z = Zobrist::get();
-        let (mut psq, mut phase, mut pawn_key) = ([Pair::default(); 2], 0, 0);
-        for sq in self.occupied() {
-            if let Some(p) = self.piece_at(sq) {
-                psq[p.color.index()] += self.psq_table.value(p.color, p.kind, sq);
-                phase += PHASE[p.kind.index()];
-                if p.kind == PieceKind::Pawn {
-                    pawn_key ^= z.piece(p.color, p.kind, sq);
-                }
-            }
-        }
-        (psq, phase, pawn_key)
+        let pawns = self.occupied().into_iter().filter_map(|sq| self.piece_at(sq).map(|p| (p, sq)));
+        pawns.filter(|(p, _)| p.kind == PieceKind::Pawn).fold(0, |k, (p, sq)| k ^ z.piece(p.color, p.kind, sq))
     }
 
     /// Whether the incremental line occupancy equals the one counted from
@@ -596,6 +594,7 @@ impl Position {
     #[inline]
     fn snapshot(&self) -> Undo {
         Undo {
+            changes: PieceChanges::default(),
             captured: 0,
             castling: self.castling,
             en_passant: self.en_passant,
@@ -604,41 +603,6 @@ impl Position {
             key: self.key,
             checkers: self.checkers,
         }
-    }
-
-    /// The pieces that `m` (legal here) takes off the board and puts on it,
-    /// as [`Position::make`] would: what an incrementally kept evaluation
-    /// must update, known before the move is made.
-    pub fn changes(&self, m: Move) -> PieceChanges {
-        let mut c = PieceChanges::default();
-        let (from, to) = (m.from(), m.to());
-        let Some(piece) = self.piece_at(from) else { return c };
-        c.removed.push((piece, from));
-        match m.flag() {
-            MoveFlag::Castle => match self.castle_move_rule(from, to) {
-                Some(rule) => {
-                    let rook = Piece::new(piece.color, PieceKind::Rook);
-                    c.removed.push((rook, rule.rook_from));
-                    c.added.push((piece, to));
-                    c.added.push((rook, rule.rook_to));
-                }
-                None => c.removed.clear(),
-            },
-            MoveFlag::EnPassant => {
-                if let Some(ep) = self.en_passant {
-                    c.removed.push((Piece::new(!piece.color, PieceKind::Pawn), ep.victim));
-                }
-                c.added.push((piece, to));
-            }
-            MoveFlag::Normal => {
-                if let Some(cap) = self.piece_at(to) {
-                    c.removed.push((cap, to));
-                }
-                let placed = m.promotion_kind().map_or(piece, |k| Piece::new(piece.color, k));
-                c.added.push((placed, to));
-            }
-        }
-        c
     }
 
     /// Plays a legal move (trusted: from the move generator). Returns what
@@ -667,6 +631,10 @@ impl Position {
                     self.remove_piece(rule.rook_from, rook);
                     self.move_piece(from, to, piece);
                     self.add_piece(rule.rook_to, rook);
+                    undo.changes.remove(piece, from);
+                    undo.changes.remove(rook, rule.rook_from);
+                    undo.changes.add(piece, to);
+                    undo.changes.add(rook, rule.rook_to);
                 }
             }
             MoveFlag::EnPassant => {
@@ -674,23 +642,25 @@ impl Position {
                     let victim = Piece::new(!us, PieceKind::Pawn);
                     undo.captured = encode(victim);
                     self.remove_piece(ep.victim, victim);
+                    undo.changes.remove(victim, ep.victim);
                 }
                 self.move_piece(from, to, piece);
+                undo.changes.remove(piece, from);
+                undo.changes.add(piece, to);
                 self.halfmove = 0;
             }
             MoveFlag::Normal => {
                 if let Some(cap) = self.piece_at(to) {
                     undo.captured = encode(cap);
                     self.remove_piece(to, cap);
+                    undo.changes.remove(cap, to);
                     self.halfmove = 0;
                 }
-                match m.promotion_kind() {
-                    Some(k) => {
-                        self.remove_piece(from, piece);
-                        self.add_piece(to, Piece::new(us, k));
-                    }
-                    None => self.move_piece(from, to, piece),
-                }
+                let placed = m.promotion_kind().map_or(piece, |k| Piece::new(us, k));
+                self.remove_piece(from, piece);
+                self.add_piece(to, placed);
+                undo.changes.remove(piece, from);
+                undo.changes.add(placed, to);
                 if piece.kind == PieceKind::Pawn {
                     self.halfmove = 0;
                     if from.rank().abs_diff(to.rank()) == 2 && self.variant.en_passant {

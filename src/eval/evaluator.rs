@@ -1,6 +1,6 @@
 //! The interface between the search and an evaluation.
 
-use crate::core::{Move, Position};
+use crate::core::{PieceChanges, Position};
 
 /// What a search thread's evaluation does for the search: score a position,
 /// follow the moves the search makes and takes back (for state kept
@@ -10,10 +10,11 @@ pub trait Evaluator: Send {
     /// The static evaluation of `pos` in centipawns from the side to move's view.
     fn evaluate(&mut self, pos: &Position) -> i32;
 
-    /// `pos` is about to play `mv`; called before [`Position::make`].
+    /// A move has just made `pos`, taking off and putting on the pieces in
+    /// `changes` ([`crate::core::Undo::changes`]); called after [`Position::make`].
     #[inline(always)]
-    fn make(&mut self, pos: &Position, mv: Move) {
-        let _ = (pos, mv);
+    fn make(&mut self, pos: &Position, changes: &PieceChanges) {
+        let _ = (pos, changes);
     }
 
     /// The move last followed by [`Evaluator::make`] was taken back.

@@ -7,8 +7,9 @@
 //! game's [`Weights`] (fitted by `cubist tune`), and every term is counted
 //! into a [`Sink`] that either multiplies by the weights ([`evaluate`]),
 //! groups the terms per colour ([`trace`]) or records the feature counts
-//! for the tuner ([`features`]). Material and placement come from the sums
-//! the position keeps in make/unmake (see [`super::psq`]); the pawn
+//! for the tuner ([`features`]). Material and placement come from [`Sums`],
+//! which a search thread's [`Linear`] keeps move by move from each move's
+//! piece changes (see [`super::psq`]) and counts from scratch elsewhere; the pawn
 //! terms depend on the pawns alone and are kept in a per-thread
 //! [`EvalCache`] by the search, beside whole evaluations by position key;
 //! mobility, king-zone attacks and open lines are read off the line
@@ -16,12 +17,12 @@
 
 use super::cache::{EvalCache, EvalEntry, PawnEntry};
 use super::evaluator::Evaluator;
-use super::pair::Pair;
-use super::psq::mirror;
+use super::pair::{PHASE, Pair};
+use super::psq::{PsqTable, mirror};
 use super::weights::{Weights, at, placement_indices, weights};
 use crate::core::geometry::{Geometry, LineRef, axis_of, line_attacks, runs_up};
 use crate::core::variant::TABLE_COUNT;
-use crate::core::{Bitboard, Color, PieceKind, Position, Square, Variant, VariantKind};
+use crate::core::{Bitboard, Color, Piece, PieceChanges, PieceKind, Position, Square, Variant, VariantKind};
 use std::fmt::Write;
 use std::sync::OnceLock;
 
@@ -30,7 +31,51 @@ use std::sync::OnceLock;
 pub fn phase(pos: &Position) -> (i32, i32) {
     let variant = pos.variant();
     let max = tables(variant.kind, variant.layers).max_phase;
-    (pos.phase().min(max), max)
+    (Sums::of(pos).phase.min(max), max)
+}
+
+/// The part of the linear evaluation that moves keep up to date: each
+/// colour's material plus placement (from the variant's [`PsqTable`]) and
+/// the game phase (the sum of [`PHASE`] over every piece).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sums {
+    /// Each colour's material plus placement, White's then Black's.
+    pub psq: [Pair; 2],
+    /// The game phase.
+    pub phase: i32,
+}
+
+impl Sums {
+    /// The sums of `pos` counted from its pieces.
+    pub fn of(pos: &Position) -> Sums {
+        let table = PsqTable::get(pos.variant().kind, pos.variant().layers);
+        let mut sums = Sums::default();
+        for sq in pos.occupied() {
+            if let Some(p) = pos.piece_at(sq) {
+                sums.add(table, p, sq);
+            }
+        }
+        sums
+    }
+
+    /// These sums after a move that made `changes`.
+    #[inline(always)]
+    fn after(mut self, table: &PsqTable, changes: &PieceChanges) -> Sums {
+        for &(p, sq) in changes.removed() {
+            self.psq[p.color.index()] -= table.value(p.color, p.kind, sq);
+            self.phase -= PHASE[p.kind.index()];
+        }
+        for &(p, sq) in changes.added() {
+            self.add(table, p, sq);
+        }
+        self
+    }
+
+    #[inline(always)]
+    fn add(&mut self, table: &PsqTable, p: Piece, sq: Square) {
+        self.psq[p.color.index()] += table.value(p.color, p.kind, sq);
+        self.phase += PHASE[p.kind.index()];
+    }
 }
 
 /// Attacking pieces counted at most in the king-attack feature.
@@ -90,7 +135,7 @@ impl Tables {
             }
         }
         // Every layer count starts with the same army.
-        let max_phase = Position::start(Variant::standard(kind)).phase();
+        let max_phase = Sums::of(&Position::start(Variant::standard(kind))).phase;
         Tables { id, passed, neighbours, max_phase }
     }
 }
@@ -348,16 +393,16 @@ fn from_side_to_move(white_to_move: bool, white: i32, w: &Weights) -> i32 {
     us + w.tempo
 }
 
-/// The evaluation from the pawn terms' balance (White's less Black's).
+/// The evaluation from the pawn terms' balance (White's less Black's) and the kept `sums`.
 #[inline]
-fn finish(pos: &Position, t: &Tables, w: &Weights, pawns: Pair) -> i32 {
+fn finish(pos: &Position, t: &Tables, w: &Weights, pawns: Pair, sums: &Sums) -> i32 {
     let mut sink = Weighted::new(w);
     piece_terms(pos, &mut sink);
     let mut total = sink.balance();
     total += pawns;
-    total += pos.psq(Color::White);
-    total -= pos.psq(Color::Black);
-    let white = blend(total, pos.phase().min(t.max_phase), t.max_phase);
+    total += sums.psq[0];
+    total -= sums.psq[1];
+    let white = blend(total, sums.phase.min(t.max_phase), t.max_phase);
     from_side_to_move(pos.side_to_move() == Color::White, white, w)
 }
 
@@ -372,13 +417,14 @@ fn pawn_balance(pos: &Position, t: &Tables, w: &Weights) -> Pair {
 pub fn evaluate(pos: &Position) -> i32 {
     let variant = pos.variant();
     let (t, w) = (tables(variant.kind, variant.layers), weights(variant.kind));
-    finish(pos, t, w, pawn_balance(pos, t, w))
+    finish(pos, t, w, pawn_balance(pos, t, w), &Sums::of(pos))
 }
 
-/// [`evaluate`], looked up in (or added to) `cache` by position key, with
-/// the pawn terms looked up by pawn key when it must be computed.
+/// [`evaluate`] with `pos`'s kept `sums`, looked up in (or added to) `cache`
+/// by position key, with the pawn terms looked up by pawn key when it must
+/// be computed.
 #[inline]
-pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache) -> i32 {
+pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache, sums: &Sums) -> i32 {
     let variant = pos.variant();
     let t = tables(variant.kind, variant.layers);
     let key = pos.key();
@@ -396,23 +442,58 @@ pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache) -> i32 {
         *p = PawnEntry { key: pawn_key, tables: t.id, balance };
         balance
     };
-    let score = finish(pos, t, w, pawns);
+    let score = finish(pos, t, w, pawns, sums);
     *cache.eval_slot(key) = EvalEntry { key, tables: t.id, score };
     score
 }
 
-/// The linear evaluation with its per-thread cache of evaluations and pawn
-/// terms. Material and placement need no move hooks: [`Position`] keeps
-/// their sums in make/unmake.
-#[derive(Default)]
+/// Sums levels a search thread's stack starts with: the search's deepest
+/// line (128 plies) and room for quiescence; a deeper line grows it.
+const LEVELS_RESERVED: usize = 160;
+
+/// The linear evaluation of a search thread: its cache of evaluations and
+/// pawn terms, and a stack of [`Sums`] (material, placement and phase), one
+/// level per move made on the way from the root, updated from each move's
+/// [`PieceChanges`].
 pub struct Linear {
     cache: EvalCache,
+    table: &'static PsqTable,
+    sums: Vec<Sums>,
+}
+
+impl Linear {
+    /// A thread's linear evaluation, its sums counted from `pos`.
+    pub fn new(pos: &Position) -> Linear {
+        let mut sums = Vec::with_capacity(LEVELS_RESERVED);
+        sums.push(Sums::of(pos));
+        Linear { cache: EvalCache::new(), table: PsqTable::get(pos.variant().kind, pos.variant().layers), sums }
+    }
+
+    /// The sums of the position the search is at.
+    #[inline(always)]
+    fn current(&self) -> Sums {
+        self.sums.last().copied().unwrap_or_default()
+    }
 }
 
 impl Evaluator for Linear {
     #[inline]
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        evaluate_cached(pos, &mut self.cache)
+        let sums = self.current();
+        evaluate_cached(pos, &mut self.cache, &sums)
+    }
+
+    #[inline(always)]
+    fn make(&mut self, _pos: &Position, changes: &PieceChanges) {
+        let next = self.current().after(self.table, changes);
+        self.sums.push(next);
+    }
+
+    #[inline(always)]
+    fn unmake(&mut self) {
+        if self.sums.len() > 1 {
+            self.sums.pop();
+        }
     }
 
     #[inline(always)]
@@ -667,17 +748,21 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(seed);
         for _ in 0..games {
             let mut pos = Position::start(variant);
+            let mut linear = Linear::new(&pos);
             for _ in 0..150 {
                 let expect = reference_evaluate(&pos);
                 // A prefetch of any slot is only a hint (the search issues
                 // one for the child's key before each move).
                 cache.prefetch(pos.key());
                 cache.prefetch(pos.key().rotate_left(17));
-                assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key), "{}", pos.fen());
+                assert_eq!(linear.current(), Sums::of(&pos), "{}", pos.fen());
+                assert_eq!(pos.compute_pawn_key(), pos.pawn_key(), "{}", pos.fen());
+                let sums = linear.current();
                 assert_eq!(evaluate(&pos), expect, "{}", pos.fen());
-                assert_eq!(evaluate_cached(&pos, cache), expect, "{}", pos.fen());
+                assert_eq!(evaluate_cached(&pos, cache, &sums), expect, "{}", pos.fen());
                 // Again: now a hit in the cache of whole evaluations.
-                assert_eq!(evaluate_cached(&pos, cache), expect, "{}", pos.fen());
+                assert_eq!(evaluate_cached(&pos, cache, &sums), expect, "{}", pos.fen());
+                assert_eq!(linear.evaluate(&pos), expect, "{}", pos.fen());
                 assert_eq!(features(&pos).evaluate(weights(variant.kind)), expect, "{}", pos.fen());
                 let terms = compute(&pos);
                 let reference = reference_terms(&pos);
@@ -687,10 +772,14 @@ mod tests {
                 // Make and unmake every move first: unmake must restore the sums.
                 for &other in moves.iter().take(20) {
                     let undo = pos.make(other);
-                    assert_eq!(pos.compute_values(), (pos.psq, pos.phase, pos.pawn_key));
+                    linear.make(&pos, undo.changes());
+                    assert_eq!(linear.current(), Sums::of(&pos), "{}", pos.fen());
+                    assert_eq!(pos.compute_pawn_key(), pos.pawn_key());
                     pos.unmake(other, &undo);
+                    linear.unmake();
                 }
-                pos.make(m);
+                let undo = pos.make(m);
+                linear.make(&pos, undo.changes());
             }
         }
     }
@@ -712,12 +801,12 @@ mod tests {
     fn null_moves_keep_the_sums() {
         let mut pos = Position::start(Variant::hdc());
         pos.play("e2-IVe4-IV").unwrap();
-        let before = (pos.psq, pos.phase, pos.pawn_key);
+        let before = (Sums::of(&pos), pos.pawn_key());
         let undo = pos.make_null();
-        assert_eq!((pos.psq, pos.phase, pos.pawn_key), before);
+        assert_eq!((Sums::of(&pos), pos.pawn_key()), before);
         assert_eq!(evaluate(&pos), reference_evaluate(&pos));
         pos.unmake_null(&undo);
-        assert_eq!(pos.compute_values(), before);
+        assert_eq!((Sums::of(&pos), pos.compute_pawn_key()), before);
     }
 
     #[test]

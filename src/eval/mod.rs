@@ -8,9 +8,9 @@
 //! is added to the linear evaluation's.
 //!
 //! Inside, data flows one way: `pair` (the mg/eg unit) → `weights` (the
-//! fitted sets) → `psq` (the material and placement tables that
-//! `Position` keeps summed in make/unmake) → `linear` (the terms, with
-//! its per-thread `cache`) → this module's interface.
+//! fitted sets) → `psq` (the material and placement tables) → `linear`
+//! (the terms, with its per-thread `cache` and the sums `Linear` keeps from
+//! move to move) → this module's interface.
 
 pub(crate) mod cache;
 pub mod evaluator;
@@ -26,7 +26,7 @@ pub use linear::{Features, Linear, evaluate, features, trace};
 pub use pair::Pair;
 pub use values::piece_value;
 
-use crate::core::{Move, PerGame, Position, VariantKind};
+use crate::core::{PerGame, PieceChanges, Position, VariantKind};
 use nnue::{Network, Nnue};
 use std::sync::Arc;
 
@@ -90,7 +90,7 @@ impl SearchEval {
     pub fn new(nets: &Networks, pos: &Position) -> SearchEval {
         match nets.get(pos.variant().kind) {
             Some(net) => SearchEval::Network(Box::new(Nnue::new(Arc::clone(net), pos))),
-            None => SearchEval::Linear(Linear::default()),
+            None => SearchEval::Linear(Linear::new(pos)),
         }
     }
 }
@@ -105,16 +105,18 @@ impl Evaluator for SearchEval {
     }
 
     #[inline(always)]
-    fn make(&mut self, pos: &Position, mv: Move) {
-        if let SearchEval::Network(e) = self {
-            e.make(pos, mv);
+    fn make(&mut self, pos: &Position, changes: &PieceChanges) {
+        match self {
+            SearchEval::Linear(e) => e.make(pos, changes),
+            SearchEval::Network(e) => e.make(pos, changes),
         }
     }
 
     #[inline(always)]
     fn unmake(&mut self) {
-        if let SearchEval::Network(e) = self {
-            e.unmake();
+        match self {
+            SearchEval::Linear(e) => e.unmake(),
+            SearchEval::Network(e) => e.unmake(),
         }
     }
 

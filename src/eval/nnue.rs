@@ -9,7 +9,7 @@
 //! perspectives share the first layer's weights; their accumulators (the
 //! first layer's sums, 32-bit) are kept incrementally: a move adds and
 //! subtracts the rows of the pieces it moves, captures and promotes
-//! ([`Position::changes`]). The side to move's accumulator comes first,
+//! ([`crate::core::Undo::changes`], recorded by `make`). The side to move's accumulator comes first,
 //! then the other's, through a squared clipped ReLU into one output.
 //!
 //! Quantisation: first-layer weights and biases × [`QA`], output weights ×
@@ -38,7 +38,7 @@
 use super::evaluator::Evaluator;
 use super::linear::{self, Linear};
 use super::weights::weights;
-use crate::core::{Color, Move, Piece, PieceKind, Position, Square, VariantKind};
+use crate::core::{Color, Piece, PieceChanges, PieceKind, Position, Square, VariantKind};
 use crate::files::fnv1a;
 use std::path::Path;
 use std::sync::Arc;
@@ -298,18 +298,17 @@ impl Network {
         }
     }
 
-    /// Applies a move's piece changes to a copy of `from` written to `to`.
-    pub fn update(&self, from: &[i32], to: &mut [i32], pos: &Position, m: Move) {
+    /// Applies a move's piece `changes` (made in `pos`'s variant) to a copy of `from` written to `to`.
+    pub fn update(&self, from: &[i32], to: &mut [i32], pos: &Position, changes: &PieceChanges) {
         let h = self.hidden;
         to.copy_from_slice(from);
-        let changes = pos.changes(m);
         let mirror = Mirror::of(pos.variant());
         for (i, p) in Color::ALL.into_iter().enumerate() {
             let half = &mut to[i * h..(i + 1) * h];
-            for &(piece, sq) in &changes.removed {
+            for &(piece, sq) in changes.removed() {
                 sub(half, self.row(feature(p, piece, sq, mirror)));
             }
-            for &(piece, sq) in &changes.added {
+            for &(piece, sq) in changes.added() {
                 add(half, self.row(feature(p, piece, sq, mirror)));
             }
         }
@@ -474,7 +473,7 @@ impl Nnue {
     /// A thread's evaluation with `net`, its accumulator set from `pos`.
     pub fn new(net: Arc<Network>, pos: &Position) -> Nnue {
         let width = 2 * net.hidden;
-        let mut e = Nnue { stack: vec![0; LEVELS_RESERVED * width], net, level: 0, linear: Linear::default() };
+        let mut e = Nnue { stack: vec![0; LEVELS_RESERVED * width], net, level: 0, linear: Linear::new(pos) };
         e.net.refresh(pos, &mut e.stack[..width]);
         e
     }
@@ -502,20 +501,26 @@ impl Evaluator for Nnue {
     }
 
     #[inline]
-    fn make(&mut self, pos: &Position, mv: Move) {
+    fn make(&mut self, pos: &Position, changes: &PieceChanges) {
         let width = 2 * self.net.hidden;
         let at = self.level * width;
         if self.stack.len() < at + 2 * width {
             self.stack.resize(at + 2 * width, 0);
         }
         let (done, next) = self.stack.split_at_mut(at + width);
-        self.net.update(&done[at..], &mut next[..width], pos, mv);
+        self.net.update(&done[at..], &mut next[..width], pos, changes);
         self.level += 1;
+        if self.net.residual {
+            self.linear.make(pos, changes);
+        }
     }
 
     #[inline]
     fn unmake(&mut self) {
         self.level = self.level.saturating_sub(1);
+        if self.net.residual {
+            self.linear.unmake();
+        }
     }
 
     fn trace(&self, pos: &Position) -> String {
@@ -558,8 +563,9 @@ mod tests {
             for _ in 0..60 {
                 let moves = pos.legal_moves();
                 let Some(&m) = moves.choose(&mut rng) else { break };
-                e.make(&pos, m);
-                made.push((m, pos.make(m)));
+                let undo = pos.make(m);
+                e.make(&pos, undo.changes());
+                made.push((m, undo));
                 assert_eq!(e.evaluate(&pos), net.evaluate(&pos), "{}", pos.fen());
             }
             while let Some((m, undo)) = made.pop() {

@@ -1,10 +1,9 @@
 //! Material and piece-square values: the part of the static evaluation that
-//! make/unmake keep up to date. Per variant, one table of (middle game, end
-//! game) pairs by colour, kind and square (material plus placement, Black
-//! reading the rank-mirrored square), built once; a [`Position`] holds each
-//! colour's running sum and the game phase.
-//!
-//! [`Position`]: crate::core::Position
+//! moves keep up to date. Per variant, one table of (middle game, end game)
+//! pairs by colour, kind and square (material plus placement, Black reading
+//! the rank-mirrored square), built once; a search thread's linear
+//! evaluation ([`super::linear::Linear`]) keeps each colour's running sum
+//! and the game phase, updated from each move's piece changes.
 
 use super::pair::Pair;
 use super::weights::{Weights, placement_indices, weights};

@@ -218,8 +218,9 @@ impl<'a> Searcher<'a> {
     /// Plays `m` on the search's position, the evaluation following it.
     #[inline(always)]
     pub(super) fn make_move(&mut self, m: Move) -> Undo {
-        self.eval.make(&self.pos, m);
-        self.pos.make(m)
+        let undo = self.pos.make(m);
+        self.eval.make(&self.pos, undo.changes());
+        undo
     }
 
     /// Takes back `m`, played by [`Searcher::make_move`].
