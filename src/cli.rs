@@ -7,6 +7,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 use cubist::arena::config::Adjudication;
 use cubist::arena::config::{ConfigError, DrawRule, ResignRule};
 use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
+#[cfg(feature = "gui")]
 use cubist::gui::GuiOptions;
 use cubist::learn::data::Format;
 use cubist::learn::datagen::Games;
@@ -52,6 +53,7 @@ pub enum Command {
     /// Search fixed positions to a fixed depth: speed benchmark and node-count signature.
     Bench(BenchCli),
     /// Serve the browser GUI: play, analyse, watch and replay games.
+    #[cfg(feature = "gui")]
     Gui(GuiCli),
     /// Self-play data for tuning the evaluation: quiet positions with score and result (see protocol.md).
     Datagen(DatagenCli),
@@ -149,6 +151,7 @@ pub struct SpsaCli {
 }
 
 /// `cubist gui`: serve the browser GUI.
+#[cfg(feature = "gui")]
 #[derive(Args, Clone, Debug)]
 pub struct GuiCli {
     /// Address to listen on: an IP address or a host name such as localhost (only this machine by default).
@@ -180,6 +183,7 @@ pub struct GuiCli {
     pub request_timeout: u64,
 }
 
+#[cfg(feature = "gui")]
 impl GuiCli {
     /// The options as the library takes them.
     pub fn options(&self) -> GuiOptions {

@@ -21,6 +21,7 @@ pub mod bench;
 pub mod core;
 pub mod eval;
 pub mod files;
+#[cfg(feature = "gui")]
 pub mod gui;
 pub mod learn;
 pub mod perft;

@@ -486,6 +486,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Merge(args)) => run_merge(args),
+        #[cfg(feature = "gui")]
         Some(Command::Gui(args)) => cubist::gui::run(&args.options()).map_err(|e| e.to_string()),
         Some(Command::Bench(args)) => run_bench(&args.args),
         Some(Command::Datagen(args)) => run_datagen(args),

@@ -11,7 +11,6 @@
 //! crash. An engine whose runner dies sees the end of its input and quits.
 
 use super::config::EngineSpec;
-use crate::core::Color;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -487,9 +486,11 @@ impl InfoLine {
         Some(info)
     }
 
-    /// This line with its scores also from White's view, `side` being to move.
-    pub fn seen_from(mut self, side: Color) -> InfoLine {
-        let sign = if side == Color::White { 1 } else { -1 };
+    /// This line with its scores also from White's view, `side` being to move
+    /// (for the GUI's page).
+    #[cfg(feature = "gui")]
+    pub fn seen_from(mut self, side: crate::core::Color) -> InfoLine {
+        let sign = if side == crate::core::Color::White { 1 } else { -1 };
         self.white_cp = self.cp.map(|v| v * sign);
         self.white_mate = self.mate.map(|v| v * sign);
         self
@@ -519,7 +520,9 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "gui")]
     fn info_lines_parse_with_white_view() {
+        use crate::core::Color;
         let line = "info depth 5 seldepth 10 multipv 2 score cp -119 upperbound nodes 12186 nps 248693 hashfull 2 time 49 pv d1-IVf3-IV d8-IVd6-IV";
         let info = InfoLine::parse(line).unwrap().seen_from(Color::Black);
         assert_eq!(info.depth, Some(5));
