@@ -7,7 +7,7 @@ use super::config::{Adjudication, EngineSpec};
 use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
 use super::record::{GameResult, Termination};
 use super::referee::{Clock, ending, go_command, loss, side_index, variant_options};
-use crate::core::{MoveError, Position};
+use crate::core::{GameState, MoveError, Position};
 use std::time::Instant;
 
 /// A played game.
@@ -184,7 +184,7 @@ pub fn play_game(
         pos.make(m);
         moves.push((m.to_string(), move_comment(&reply)));
         state = pos.game_state();
-        if ending(state, pos.side_to_move()).is_none()
+        if state == GameState::Ongoing
             && let Some((loser, t)) = adjudicator.after_move(side, reply.score, pos.fullmove_number())
         {
             let result = if loser == 2 { GameResult::Draw } else { loss(loser) };

@@ -183,13 +183,13 @@ fn play(
     let mut keeper = Keeper::new(&cfg, &schedule, outputs, keeping);
     keeper.checkpoint()?;
     let status = StatusBar::for_match(&cfg, &schedule, keeper.keeping.state.progress.games);
-    let mut collector = Collector::new(&cfg, &schedule, &keeper.keeping.state.progress, status);
+    let mut collector = Collector::new(&cfg, &schedule, &keeper.keeping.state.progress, &status);
     let stop = AtomicBool::new(collector.sprt_stop.is_some());
     let progress = &keeper.keeping.state.progress;
     let (done, next) = (progress.blocks_above.clone(), progress.blocks_below * u64::from(schedule.games_per_round));
     let lanes = Lanes { schedule: &schedule, book: &book, cfg: &cfg, done: &done, next: AtomicU64::new(next) };
-    let started = lanes.run(&stop, |rx| collector.collect(rx, &mut keeper, &stop, interrupt));
-    collector.status.bar.finish_and_clear();
+    let started = lanes.run(&stop, &status, |rx| collector.collect(rx, &mut keeper, &stop, interrupt));
+    status.bar.finish_and_clear();
     if started == 0 && schedule.len() > 0 && !stop.load(Ordering::Relaxed) {
         return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
     }
@@ -270,8 +270,8 @@ struct Lanes<'a> {
 impl Lanes<'_> {
     /// Starts the workers (none when `stop` is already set) and runs
     /// `collect` on the games they hand over until they have all ended;
-    /// returns how many started.
-    fn run(&self, stop: &AtomicBool, collect: impl FnOnce(Receiver<FinishedGame>)) -> u64 {
+    /// returns how many started (a refusal is said on `status`).
+    fn run(&self, stop: &AtomicBool, status: &StatusBar, collect: impl FnOnce(Receiver<FinishedGame>)) -> u64 {
         // A worker hands its game over only when the collector takes it, so that no worker runs ahead of
         // the statistics: when the SPRT decides, each worker finishes at most the game it has begun.
         let (tx, rx) = sync_channel::<FinishedGame>(0);
@@ -288,11 +288,10 @@ impl Lanes<'_> {
                 match spawned {
                     Ok(_) => started += 1,
                     Err(e) => {
-                        let _ = writeln!(
-                            std::io::stderr(),
+                        status.say(format!(
                             "warning: --concurrency {}: only {i} workers started ({e})",
                             self.cfg.concurrency
-                        );
+                        ));
                         break;
                     }
                 }
@@ -358,7 +357,7 @@ impl Lanes<'_> {
 struct Collector<'a> {
     cfg: &'a MatchConfig,
     schedule: &'a Schedule,
-    status: StatusBar,
+    status: &'a StatusBar,
     /// The results of every game taken (also those of unfinished blocks).
     results: Results,
     /// Games waiting for the rest of their block, by block.
@@ -372,7 +371,12 @@ struct Collector<'a> {
 
 impl<'a> Collector<'a> {
     /// The collector of a match whose kept `progress` it goes on from.
-    fn new(cfg: &'a MatchConfig, schedule: &'a Schedule, progress: &Kept<Results>, status: StatusBar) -> Collector<'a> {
+    fn new(
+        cfg: &'a MatchConfig,
+        schedule: &'a Schedule,
+        progress: &Kept<Results>,
+        status: &'a StatusBar,
+    ) -> Collector<'a> {
         let results = progress.results.clone();
         let mut sprt_stop = progress.sprt_stop;
         // A resumed match whose SPRT had decided with its last finished block plays no more.
