@@ -643,18 +643,34 @@ async fn socket(
         Ok(cell) => cell,
         Err(e) => return e.into_response(),
     };
+    // The page subscribes before the upgrade is answered, so that it counts
+    // as soon as its client hears the answer (the upgrade itself completes
+    // later, in its own task). Subscribing first and counting after keeps
+    // the cap strict when pages arrive at once: each then counts the others.
+    let updates = cell.updates.subscribe();
     let watchers = cell.updates.receiver_count();
-    if watchers >= MAX_WATCHERS {
-        return GuiError::Limit(format!("{watchers} pages watch game {id} (at most {MAX_WATCHERS})")).into_response();
+    if watchers > MAX_WATCHERS {
+        let others = watchers - 1;
+        return GuiError::Limit(format!("{others} pages watch game {id} (at most {MAX_WATCHERS})")).into_response();
     }
     // The connection's place under the cap goes with the WebSocket until it closes.
     let slot = slot.map(|s| s.0);
-    ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, app, cell, slot))
+    ws.max_message_size(MAX_WS_MESSAGE).on_upgrade(move |s| session(s, app, cell, updates, slot))
 }
 
 /// One page's live connection to a game.
-async fn session(mut socket: WebSocket, app: Arc<App>, cell: Arc<GameCell>, _slot: Option<Slot>) {
-    let mut updates = cell.updates.subscribe();
+async fn session(
+    mut socket: WebSocket,
+    app: Arc<App>,
+    cell: Arc<GameCell>,
+    mut updates: broadcast::Receiver<String>,
+    _slot: Option<Slot>,
+) {
+    // What was published before the upgrade finished is older than the view sent first.
+    while !matches!(
+        updates.try_recv(),
+        Err(broadcast::error::TryRecvError::Empty | broadcast::error::TryRecvError::Closed)
+    ) {}
     let first = cell.lock().view().to_string();
     if socket.send(Message::Text(first.into())).await.is_err() {
         return;
