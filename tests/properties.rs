@@ -9,7 +9,7 @@
 //! Case counts are kept small so that the file takes seconds in
 //! `cargo test --release`; `PROPTEST_CASES=10000` runs a longer hunt.
 
-use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
+use cubist::arena::record::{GameRecord, GameResult, Mark, MoveNote, Termination, parse_records};
 use cubist::core::notation::parse_move_text;
 use cubist::core::{Move, Position, Variant};
 use proptest::prelude::*;
@@ -246,8 +246,10 @@ fn record() -> impl Strategy<Value = GameRecord> {
         any::<bool>(),
         prop::collection::vec(move_comment(), 60),
         prop_oneof![Just(String::new()), comment()],
+        (any::<bool>(), prop::collection::vec(move_note(), 60), prop::collection::vec(text_of(TAG_CHARS, 12), 0..3)),
     )
-        .prop_map(|((variant, seed, plies), tags, result, termination, commented, comments, comment)| {
+        .prop_map(|((variant, seed, plies), tags, result, termination, commented, comments, comment, extra)| {
+            let (noted, notes, extra_values) = extra;
             // Some games start from the position after a few moves, Black to move or not.
             let start = playout(variant, seed ^ 0x5eed, (seed % 4) as usize).0;
             let moves: Vec<String> = playout_from(start.clone(), seed, plies).1.iter().map(|m| m.to_string()).collect();
@@ -268,10 +270,27 @@ fn record() -> impl Strategy<Value = GameRecord> {
                     true => comments[..moves.len()].to_vec(),
                     false => Vec::new(),
                 },
+                // One note per move or none at all: all empty is none.
+                notes: match noted && notes[..moves.len()].iter().any(|n| !n.is_empty()) {
+                    true => notes[..moves.len()].to_vec(),
+                    false => Vec::new(),
+                },
                 moves,
                 comment,
+                extra_tags: ["Annotator", "WhiteLoss", "Opening"]
+                    .iter()
+                    .zip(extra_values)
+                    .map(|(name, value)| (name.to_string(), value))
+                    .collect(),
             }
         })
+}
+
+/// An analysis's note on a move: a mark or none, a variation or none.
+fn move_note() -> impl Strategy<Value = MoveNote> {
+    const CHARS: &[char] = &['a', '0', ' ', '.', '-', 'I', 'V', '#', '%', '[', ']'];
+    (prop::option::of(select(&Mark::ALL[..])), prop_oneof![Just(String::new()), text_of(CHARS, 24)])
+        .prop_map(|(mark, variation)| MoveNote { mark, variation: variation.trim().to_string() })
 }
 
 /// The text `GameRecord::write` gives for `records`.
@@ -363,6 +382,8 @@ fn a_referee_comment_after_an_uncommented_move_stays_the_referee_s() {
         moves: vec!["h2-IIh4-II".into()],
         move_comments: vec![],
         comment: "clocks 59000 60000".into(),
+        notes: vec![],
+        extra_tags: vec![],
     };
     let text = written(std::slice::from_ref(&record));
     assert!(text.contains("1. h2-IIh4-II {} {clocks 59000 60000} *"), "{text}");

@@ -146,6 +146,94 @@ impl FromStr for Termination {
     }
 }
 
+/// An annotator's mark on a move: lichess's three for errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mark {
+    /// `?!`: an inaccuracy.
+    Inaccuracy,
+    /// `?`: a mistake.
+    Mistake,
+    /// `??`: a blunder.
+    Blunder,
+}
+
+impl Mark {
+    /// The three marks, mildest first.
+    pub const ALL: [Mark; 3] = [Mark::Inaccuracy, Mark::Mistake, Mark::Blunder];
+
+    /// The mark as it follows a move: `?!`, `?` or `??`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mark::Inaccuracy => "?!",
+            Mark::Mistake => "?",
+            Mark::Blunder => "??",
+        }
+    }
+
+    /// The mark's name: inaccuracy, mistake or blunder.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mark::Inaccuracy => "inaccuracy",
+            Mark::Mistake => "mistake",
+            Mark::Blunder => "blunder",
+        }
+    }
+}
+
+/// The suffixes annotators put after a move, longest first: the three
+/// [`Mark`]s and the good ones (`!!`, `!?`, `!`), which are read and dropped.
+const SUFFIXES: [&str; 6] = ["??", "?!", "!!", "!?", "?", "!"];
+
+/// Splits a move word into the move and the mark after it.
+fn split_mark(word: &str) -> (&str, Option<Mark>) {
+    for suffix in SUFFIXES {
+        if let Some(m) = word.strip_suffix(suffix) {
+            let mark = Mark::ALL.into_iter().find(|k| k.as_str() == suffix);
+            return (m, mark);
+        }
+    }
+    (word, None)
+}
+
+/// What an analysis adds to a move besides its comment: a mark and a
+/// better line (the move text inside the parentheses, comments included).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveNote {
+    /// The move's mark, if any.
+    pub mark: Option<Mark>,
+    /// The variation after the move, without its parentheses; empty if none.
+    pub variation: String,
+}
+
+impl MoveNote {
+    /// Whether the note says nothing.
+    pub fn is_empty(&self) -> bool {
+        self.mark.is_none() && self.variation.is_empty()
+    }
+}
+
+/// The tags a record's fields hold; any other tag is kept in `extra_tags`.
+const KNOWN_TAGS: [&str; 18] = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "Variant",
+    "Layers",
+    "WhiteLayer",
+    "BlackLayer",
+    "EnPassant",
+    "Castling",
+    "SetUp",
+    "FEN",
+    "TimeControl",
+    "Termination",
+    "PlyCount",
+];
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
@@ -179,6 +267,11 @@ pub struct GameRecord {
     pub move_comments: Vec<String>,
     /// A comment after the moves (the referee's reason), may be empty.
     pub comment: String,
+    /// Marks and variations of an analysis (`cubist analyse`): one per
+    /// move, or none at all.
+    pub notes: Vec<MoveNote>,
+    /// Tags besides the fields' own (an analysis's `Annotator`, for one), in order.
+    pub extra_tags: Vec<(String, String)>,
 }
 
 /// Why a record could not be read back.
@@ -232,10 +325,18 @@ impl GameRecord {
         tags
     }
 
+    /// The value of an extra tag (see [`GameRecord::extra_tags`]).
+    pub fn extra_tag(&self, name: &str) -> Option<&str> {
+        self.extra_tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
     /// Writes the record as PGN-style text, ending with a blank line.
     pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
         for (name, value) in self.tags() {
             writeln!(out, "[{name} \"{}\"]", escape(&value))?;
+        }
+        for (name, value) in &self.extra_tags {
+            writeln!(out, "[{name} \"{}\"]", escape(value))?;
         }
         writeln!(out)?;
         let black_first = self.fen.split_whitespace().nth(1) == Some("b");
@@ -244,15 +345,25 @@ impl GameRecord {
         for (i, m) in self.moves.iter().enumerate() {
             let ply = i + usize::from(black_first);
             let number = first_number + ply / 2;
+            let note = self.notes.get(i);
+            let m = format!("{m}{}", note.and_then(|n| n.mark).map_or("", Mark::as_str));
             if ply % 2 == 0 {
                 words.push(format!("{number}. {m}"));
             } else if i == 0 {
                 words.push(format!("{number}... {m}"));
             } else {
-                words.push(m.clone());
+                words.push(m);
             }
-            if let Some(c) = self.move_comments.get(i).filter(|c| !c.is_empty()) {
+            let comment = self.move_comments.get(i).filter(|c| !c.is_empty());
+            if let Some(c) = comment {
                 words.push(format!("{{{}}}", c.replace('}', "")));
+            }
+            if let Some(v) = note.map(|n| n.variation.as_str()).filter(|v| !v.is_empty()) {
+                if comment.is_none() {
+                    // The variation closes the move's comment slot: a comment after it is the next one's.
+                    words.push("{}".to_string());
+                }
+                words.push(format!("({})", v.replace(['(', ')'], "")));
             }
         }
         if !self.comment.is_empty() {
@@ -327,40 +438,85 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// Reads every record of a file back and replays its moves with the rules.
+/// Reads every record of a file back and replays its moves with the rules;
+/// the first bad record is the error.
 pub fn parse_records(text: &str) -> Result<Vec<GameRecord>, RecordError> {
+    read_records(text).into_iter().collect()
+}
+
+/// Reads every record of a file, each on its own: a bad record is its
+/// error (numbered from 1 in the file) and the next one is read all the same.
+pub fn read_records(text: &str) -> Vec<Result<GameRecord, RecordError>> {
     let mut games = Vec::new();
     let mut tags: Vec<(String, String)> = Vec::new();
     let mut movetext = String::new();
     let mut in_moves = false;
+    let mut bad: Option<RecordError> = None;
+    /// Ends the game read so far: its record or its first error.
+    fn end_game(
+        games: &mut Vec<Result<GameRecord, RecordError>>,
+        tags: &mut Vec<(String, String)>,
+        movetext: &mut String,
+        bad: &mut Option<RecordError>,
+    ) {
+        let n = games.len() + 1;
+        games.push(bad.take().map_or_else(|| finish(n, tags, movetext), Err));
+        tags.clear();
+        movetext.clear();
+    }
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.starts_with('[') {
             if in_moves {
-                games.push(finish(games.len() + 1, &tags, &movetext)?);
-                tags.clear();
-                movetext.clear();
+                end_game(&mut games, &mut tags, &mut movetext, &mut bad);
                 in_moves = false;
             }
             let inner = line.strip_prefix('[').and_then(|l| l.strip_suffix(']'));
-            let (name, value) =
-                inner.and_then(|l| l.split_once(' ')).ok_or_else(|| RecordError::Syntax(i + 1, line.to_string()))?;
-            let value = value.trim().strip_prefix('"').and_then(|v| v.strip_suffix('"'));
-            let value = value.ok_or_else(|| RecordError::Syntax(i + 1, line.to_string()))?;
-            tags.push((name.to_string(), unescape(value)));
+            let tag = inner.and_then(|l| l.split_once(' ')).and_then(|(name, value)| {
+                let value = value.trim().strip_prefix('"').and_then(|v| v.strip_suffix('"'))?;
+                Some((name.to_string(), unescape(value)))
+            });
+            match tag {
+                Some(tag) => tags.push(tag),
+                None => {
+                    bad.get_or_insert(RecordError::Syntax(i + 1, line.to_string()));
+                }
+            }
         } else if !line.is_empty() {
-            if tags.is_empty() {
-                return Err(RecordError::Syntax(i + 1, line.to_string()));
+            if tags.is_empty() && !in_moves {
+                bad.get_or_insert(RecordError::Syntax(i + 1, line.to_string()));
             }
             in_moves = true;
             movetext.push_str(line);
             movetext.push(' ');
         }
     }
-    if !tags.is_empty() {
-        games.push(finish(games.len() + 1, &tags, &movetext)?);
+    if !tags.is_empty() || bad.is_some() {
+        end_game(&mut games, &mut tags, &mut movetext, &mut bad);
     }
-    Ok(games)
+    games
+}
+
+/// The text inside the parentheses that open `text`, nesting and `{…}`
+/// comments respected, and what follows the closing one.
+fn split_variation(text: &str) -> Option<(&str, &str)> {
+    let mut depth = 0;
+    let mut in_comment = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' if !in_comment => in_comment = true,
+            '}' if in_comment => in_comment = false,
+            '(' if !in_comment => depth += 1,
+            ')' if !in_comment => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&text[1..i], &text[i + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Builds one record from its tags and move text and replays it.
@@ -411,6 +567,7 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
     // move's; a comment after a move's own comment is the referee's.
     let mut moves = Vec::new();
     let mut move_comments: Vec<String> = Vec::new();
+    let mut notes: Vec<MoveNote> = Vec::new();
     let mut comment = String::new();
     let mut rest = movetext;
     loop {
@@ -430,14 +587,35 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
             rest = &after[end + 1..];
             continue;
         }
-        let end = rest.find(|c: char| c.is_whitespace() || c == '{').unwrap_or(rest.len());
-        let word = &rest[..end];
-        rest = &rest[end..];
-        if word.ends_with('.') || word == result.as_str() {
+        if rest.starts_with('(') {
+            let (inner, after) =
+                split_variation(rest).ok_or_else(|| RecordError::BadTag(n, "movetext", "unclosed (".into()))?;
+            if moves.is_empty() {
+                return Err(RecordError::BadTag(n, "movetext", "a variation before the first move".into()));
+            }
+            // The variation ends the move's comment slot.
+            move_comments.resize(moves.len(), String::new());
+            notes.resize(moves.len(), MoveNote::default());
+            notes[moves.len() - 1].variation = inner.trim().to_string();
+            rest = after;
             continue;
         }
+        let end = rest.find(|c: char| c.is_whitespace() || c == '{' || c == '(').unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = &rest[end..];
+        if word.ends_with('.') || word == result.as_str() || word.starts_with('$') {
+            continue;
+        }
+        let (word, mark) = split_mark(word);
         pos.play(word).map_err(|e| RecordError::Replay(n, moves.len() + 1, word.to_string(), e.to_string()))?;
         moves.push(word.to_string());
+        notes.resize(moves.len() - 1, MoveNote::default());
+        notes.push(MoveNote { mark, variation: String::new() });
+    }
+    if notes.iter().all(MoveNote::is_empty) {
+        notes.clear();
+    } else {
+        notes.resize(moves.len(), MoveNote::default());
     }
     // One per move, or none at all (an empty `{}` only marks a move without one).
     if move_comments.iter().all(String::is_empty) {
@@ -465,6 +643,8 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
         moves,
         move_comments,
         comment,
+        notes,
+        extra_tags: tags.iter().filter(|(k, _)| !KNOWN_TAGS.contains(&k.as_str())).cloned().collect(),
     })
 }
 
@@ -488,6 +668,8 @@ mod tests {
             moves: moves.iter().map(|m| m.to_string()).collect(),
             move_comments: (0..moves.len()).map(|i| format!("+0.{i}5/{} 0.101s", i + 1)).collect(),
             comment: "a plays illegal move e2-IVe5-IV".into(),
+            notes: Vec::new(),
+            extra_tags: Vec::new(),
         }
     }
 
@@ -532,6 +714,57 @@ mod tests {
         assert!(text.contains("[Result \"*\"]") && text.contains("[Termination \"unterminated\"]"));
         assert!(text.contains("e7-IVe5-IV *"));
         assert_eq!(parse_records(&text).unwrap(), vec![rec]);
+    }
+
+    #[test]
+    fn marks_variations_and_other_tags_read_back() {
+        let mut rec = sample(Variant::hdc(), &["e2-IVe4-IV", "e7-IVe5-IV", "g1-IVf3-IV"]);
+        rec.move_comments[1] = String::new();
+        rec.notes = vec![
+            MoveNote::default(),
+            MoveNote { mark: Some(Mark::Mistake), variation: "1... d7-IVd5-IV {[%eval -0.20]} 2. e4-IVd5-IV".into() },
+            MoveNote { mark: Some(Mark::Inaccuracy), variation: String::new() },
+        ];
+        rec.extra_tags = vec![("Annotator".into(), "me".into()), ("Opening".into(), "x \"y\"".into())];
+        let mut buf = Vec::new();
+        rec.write(&mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("e7-IVe5-IV? {} (1... d7-IVd5-IV"), "{text}");
+        assert!(text.contains("g1-IVf3-IV?! {+0.25/3 0.101s}"), "{text}");
+        assert!(text.contains("[PlyCount \"3\"]\n[Annotator \"me\"]\n"), "{text}");
+        assert_eq!(parse_records(&text).unwrap(), vec![rec.clone()]);
+        assert_eq!(rec.extra_tag("Opening"), Some("x \"y\""));
+        // Other annotators' spellings: good-move marks and NAGs dropped, nested variations kept whole.
+        let other = text
+            .replace("1. e2-IVe4-IV", "1. e2-IVe4-IV!? $1")
+            .replace("(1... d7-IVd5-IV", "(1... d7-IVd5-IV (1... c7-IVc5-IV) ");
+        let back = parse_records(&other).unwrap().remove(0);
+        assert_eq!(back.notes[0], MoveNote::default());
+        assert!(back.notes[1].variation.starts_with("1... d7-IVd5-IV (1... c7-IVc5-IV)"), "{:?}", back.notes[1]);
+        for broken in ["(1... d7", "1. (e2-IVe4-IV)"] {
+            let t = text.replace("1. e2-IVe4-IV", broken);
+            assert!(parse_records(&t).is_err(), "{t}");
+        }
+    }
+
+    #[test]
+    fn each_record_reads_on_its_own() {
+        let good = sample(Variant::hdc(), &["e2-IVe4-IV"]);
+        let mut buf = Vec::new();
+        good.write(&mut buf).unwrap();
+        let one = String::from_utf8(buf).unwrap();
+        let text = format!("{one}{}{one}", one.replace("e2-IVe4-IV", "e2-IVe6-IV"));
+        let read = read_records(&text);
+        assert_eq!(read.len(), 3);
+        assert_eq!(read[0].as_ref(), Ok(&good));
+        assert!(matches!(read[1], Err(RecordError::Replay(2, 1, _, _))));
+        assert_eq!(read[2].as_ref(), Ok(&good));
+        assert!(matches!(parse_records(&text), Err(RecordError::Replay(2, 1, _, _))));
+        let junk = read_records("junk\n\n[Event \"x\"]\n[Bad tag\n\n1. e2-IVe4-IV *\n");
+        // Move text before any tag is a bad record of its own.
+        assert_eq!(junk.len(), 2, "{junk:?}");
+        assert!(matches!(junk[0], Err(RecordError::Syntax(1, _))));
+        assert!(matches!(junk[1], Err(RecordError::Syntax(4, _))));
     }
 
     #[test]

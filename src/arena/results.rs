@@ -239,6 +239,8 @@ pub(super) fn record_of(cfg: &MatchConfig, date: &str, f: FinishedGame) -> GameR
         moves: f.played.moves,
         move_comments: f.played.move_comments,
         comment: f.played.comment,
+        notes: Vec::new(),
+        extra_tags: Vec::new(),
     }
 }
 

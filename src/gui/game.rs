@@ -797,6 +797,8 @@ impl Game {
             termination,
             moves: self.moves.clone(),
             move_comments: Vec::new(),
+            notes: Vec::new(),
+            extra_tags: Vec::new(),
             comment,
         }
     }

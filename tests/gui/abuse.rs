@@ -98,6 +98,8 @@ fn record(white: &str, black: &str, time_control: &str, comment: &str, moves: &[
         termination: Termination::Unterminated,
         moves: moves.to_vec(),
         move_comments: Vec::new(),
+        notes: Vec::new(),
+        extra_tags: Vec::new(),
         comment: comment.into(),
     };
     let mut out = Vec::new();
