@@ -67,6 +67,34 @@ pub enum Command {
     Spsa(Box<SpsaCli>),
     /// Make a book of balanced openings: random plies, kept when a short search scores them near equal.
     Book(BookCli),
+    /// Analyse game records move by move: evals, ?!/?/?? marks, better lines, a summary per side.
+    Analyse(AnalyseCli),
+}
+
+/// `cubist analyse`: every position of game records searched, the moves marked (see docs/analysis.md).
+#[derive(Args)]
+pub struct AnalyseCli {
+    /// The records to analyse (a match's --pgnout or the GUI's records).
+    #[arg(value_name = "RECORDS")]
+    pub input: std::path::PathBuf,
+    /// Where the annotated records go; an output that holds the first games already is resumed.
+    #[arg(long, short = 'o')]
+    pub out: std::path::PathBuf,
+    /// Nodes searched per position (the default, 100000, when no limit is given).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes: Option<u64>,
+    /// Depth searched per position.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub depth: Option<u32>,
+    /// Milliseconds searched per position.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub movetime: Option<u64>,
+    /// Positions searched at once, one thread each (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Hash of each worker in MiB.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    pub hash: u64,
 }
 
 /// `cubist book`: balanced openings for matches and SPSA (see docs/strength.md, "How we test").

@@ -266,6 +266,49 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
+    use cubist::arena::analysis::{AnalyseConfig, run};
+    let mut limits = cubist::Limits {
+        nodes: args.nodes,
+        depth: args.depth,
+        movetime: args.movetime.map(std::time::Duration::from_millis),
+        ..cubist::Limits::default()
+    };
+    if limits.nodes.is_none() && limits.depth.is_none() && limits.movetime.is_none() {
+        limits.nodes = Some(100_000);
+    }
+    let mut said = Vec::new();
+    said.extend(limits.nodes.map(|n| format!("nodes={n}")));
+    said.extend(limits.depth.map(|d| format!("depth={d}")));
+    said.extend(args.movetime.map(|t| format!("movetime={t}")));
+    let cfg = AnalyseConfig {
+        input: args.input.clone(),
+        out: args.out.clone(),
+        limits,
+        threads: args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from),
+        hash_mb: args.hash as usize,
+        annotator: format!("Cubist {} analyse {}", env!("CARGO_PKG_VERSION"), said.join(" ")),
+    };
+    let summary = run(&cfg, std::io::IsTerminal::is_terminal(&std::io::stderr())).map_err(|e| e.to_string())?;
+    for (n, why) in &summary.skipped {
+        note(&format!("skipped game {n}: {why}"));
+    }
+    let [w, b] = &summary.sides;
+    note(&format!(
+        "{} games analysed ({} found done), {} positions in {:.1} s ({:.1} positions/s) into {}",
+        summary.games,
+        summary.resumed,
+        summary.positions,
+        summary.seconds,
+        summary.positions as f64 / summary.seconds.max(1e-3),
+        args.out.display()
+    ));
+    for (side, s) in [("White", w), ("Black", b)] {
+        note(&format!("{side}: average loss {:.0} cp over {} moves, {}", s.average_loss(), s.moves, s.marks_text()));
+    }
+    Ok(())
+}
+
 fn run_book(args: &cli::BookCli) -> Result<(), String> {
     use cubist::arena::book::{BookConfig, make, render};
     let cfg = BookConfig {
@@ -501,6 +544,7 @@ fn main() -> ExitCode {
             run_spsa_command(args)
         }
         Some(Command::Book(args)) => run_book(args),
+        Some(Command::Analyse(args)) => run_analyse(args),
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

@@ -18,6 +18,7 @@
 //! plies depend only on the round, so the N shards together play exactly
 //! the games of the unsharded match; `cubist merge` ([`merge`]) adds them up.
 
+pub mod analysis;
 pub mod book;
 pub mod config;
 pub mod error;
