@@ -516,9 +516,10 @@ const RESULTS: [GameResult; 4] =
 
 /// The result of its text (`1-0`, `0-1`, `1/2-1/2`, `*`).
 fn parse_result(text: &str) -> PyResult<GameResult> {
-    RESULTS.into_iter().find(|r| r.as_str() == text).ok_or_else(|| {
-        PyValueError::new_err(format!("unknown result '{text}': expected one of 1-0, 0-1, 1/2-1/2, *"))
-    })
+    RESULTS
+        .into_iter()
+        .find(|r| r.as_str() == text)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown result '{text}': expected one of 1-0, 0-1, 1/2-1/2, *")))
 }
 
 /// The termination of its tag text (`checkmate`, `adjudication: draw`, …).

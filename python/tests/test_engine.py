@@ -38,12 +38,12 @@ def test_an_engine_game_is_played_and_recorded(cubist_bin, variant, kwargs):
             result = engine.play(board, Limit(nodes=200), game=board)
             assert result.move in board.legal_moves
             board.push(result.move)
-            # A book move comes without a search, so without info.
+            # A book move (and a move played at once) comes without info.
             if "score" in result.info:
                 assert isinstance(result.info["score"], PovScore) and result.info["nodes"] >= 1
                 comments.append(f"{result.info['score'].relative}/{result.info['depth']}")
             else:
-                comments.append("book")
+                comments.append("no info")
         info = white.analyse(board, Limit(depth=2))
         assert info["depth"] == 2 and info["pv"][0] in board.legal_moves
         lines = white.analyse(board, Limit(depth=2), multipv=3)
