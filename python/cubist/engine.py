@@ -28,7 +28,7 @@ import shlex
 import subprocess
 import threading
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._cubist import Board
 
@@ -100,8 +100,12 @@ class Limit:
 
     def go_args(self) -> List[str]:
         """The ``go`` parameters of this limit."""
-        ms = lambda s: str(max(0, int(round(s * 1000))))  # noqa: E731
+
+        def ms(seconds: float) -> str:
+            return str(max(0, int(round(seconds * 1000))))
+
         args: List[str] = []
+        conv: Callable[[Any], str]
         for key, value, conv in (
             ("wtime", self.white_clock, ms),
             ("btime", self.black_clock, ms),
@@ -222,7 +226,10 @@ def _parse_option(line: str) -> Option:
         elif key is not None:
             fields[key].append(w)
     text = {k: " ".join(v) for k, v in fields.items()}
-    num = lambda k: int(text[k]) if text.get(k, "").lstrip("-").isdigit() else None  # noqa: E731
+
+    def num(k: str) -> Optional[int]:
+        return int(text[k]) if text.get(k, "").lstrip("-").isdigit() else None
+
     return Option(text.get("name", ""), text.get("type", ""), text.get("default"), num("min"), num("max"), var)
 
 
@@ -268,11 +275,14 @@ def _parse_info(line: str, turn: str) -> InfoDict:
     return info
 
 
-def _variant_options(board: Board) -> List[tuple]:
+def _variant_options(board: Board) -> List[Tuple[str, str]]:
     """The ``setoption`` name/value pairs that choose ``board``'s game."""
     if board.variant == "hdc":
         return [("UCI_Variant", "hdc")]
-    flag = lambda b: "true" if b else "false"  # noqa: E731
+
+    def flag(b: bool) -> str:
+        return "true" if b else "false"
+
     return [
         ("UCI_Variant", "haberkorn"),
         ("HaberkornLayers", str(board.layers)),
@@ -511,7 +521,7 @@ class SimpleEngine:
         options: Optional[Mapping[str, Any]],
         game: object,
         timeout: Optional[float],
-    ) -> tuple:
+    ) -> Tuple[List[str], Dict[int, InfoDict]]:
         """Runs one ``go``: (bestmove words, infos by multipv)."""
         if not isinstance(limit, Limit):
             raise TypeError(f"limit must be a Limit, not {type(limit).__name__}")

@@ -244,3 +244,44 @@ def test_bad_perft_depths_and_types():
         board.perft("2")
     with pytest.raises(TypeError):
         Board("haberkorn", layers="8")
+
+
+def test_mangled_input_raises_value_error_and_never_panics():
+    # PanicException is a BaseException: one here would fail the test, not be caught.
+    import random
+
+    rng = random.Random(48)
+    alphabet = "KQDRBNPkqdrbnp12345678/|-wb IVXace0:,9"
+    starts = [Board().fen(), Board("haberkorn", layers=4, en_passant=True, castling=True).fen()]
+    for i in range(3000):
+        text = list(rng.choice(starts))
+        for _ in range(rng.randint(1, 4)):
+            pos = rng.randrange(len(text))
+            action = rng.randrange(3)
+            if action == 0:
+                del text[pos]
+            elif action == 1:
+                text[pos] = rng.choice(alphabet)
+            else:
+                text.insert(pos, rng.choice(alphabet))
+        fen = "".join(text)
+        for variant in ("hdc", "haberkorn"):
+            try:
+                board = Board.from_fen(fen, variant)
+            except ValueError:
+                continue
+            assert Board.from_fen(board.fen(), variant).fen() == board.fen()
+            board.perft(1)
+    board = Board("haberkorn", layers=3)
+    moves = board.legal_moves
+    for i in range(3000):
+        text = list(rng.choice(moves) + rng.choice(["", "q", "d"]))
+        for _ in range(rng.randint(0, 3)):
+            text.insert(rng.randrange(len(text) + 1), rng.choice(alphabet + "–"))
+        before = board.fen()
+        try:
+            board.push("".join(text))
+            board.pop()
+        except ValueError:
+            pass
+        assert board.fen() == before
