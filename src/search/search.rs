@@ -21,7 +21,7 @@
 //! (the winning side's quiet key move leaves a reply that a static margin
 //! cannot refute) and keeps its checks from exchange pruning.
 
-use super::history::bonus;
+use super::history::{PieceTo, bonus};
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mate_distance, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
@@ -143,8 +143,9 @@ impl Searcher<'_> {
             self.buf.truncate(start);
             return 0;
         }
-        let prev = self.stack[ply - 1].mv;
-        self.buf.score(&self.pos, start..end, tt_move, &self.hist, ply, prev);
+        let node = self.node_context(ply);
+        let prev = node.prev;
+        self.buf.score(&self.pos, start..end, tt_move, &self.hist, node);
         self.hist.clear_killers(ply + 1);
         let move_count = (end - start) as i32;
         // A window in mate range: a mate is proven and a faster one (or a
@@ -205,7 +206,8 @@ impl Searcher<'_> {
             }
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
-            self.stack[ply].mv = m;
+            let quiet_stat = if reducible && quiet { self.hist.quiet_score(&self.pos, m, node.conts, node.cont_weight) / 2 } else { 0 };
+            self.set_move(ply, m);
             self.prefetch_child(m);
             let undo = self.make_move(m);
             tried += 1;
@@ -221,9 +223,7 @@ impl Searcher<'_> {
                 r = self.lmr[depth.min(63) as usize][number.min(63) as usize] as i32;
                 r += !improving as i32 - pv_node as i32;
                 r -= if safe_check { t.lmr_check_relief } else { gives_check as i32 };
-                if quiet {
-                    r -= self.hist.score(!self.pos.side_to_move(), m) / t.lmr_history_div;
-                }
+                r -= quiet_stat / t.lmr_history_div;
                 r = r.clamp(0, (new_depth - 1).max(0));
             }
             let score = self.search_move(alpha, beta, new_depth, r, Child { ply: ply + 1, pv_node, first: tried == 1 });
@@ -244,8 +244,10 @@ impl Searcher<'_> {
                             let side = self.pos.side_to_move();
                             let b = bonus(depth);
                             self.hist.update(side, m, b);
+                            self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, m), b);
                             for &q in &quiets {
                                 self.hist.update(side, q, -b);
+                                self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, q), -b);
                             }
                             self.hist.add_killer(ply, m);
                             self.hist.set_countermove(side, prev, m);
@@ -299,7 +301,7 @@ impl Searcher<'_> {
     fn null_move(&mut self, beta: i32, eval: i32, depth: i32, ply: usize) -> Option<i32> {
         let t = self.t;
         let r = t.nmp_base + depth / t.nmp_depth_div + ((eval - beta) / t.nmp_eval_div).min(2);
-        self.stack[ply].mv = Move::NONE;
+        self.set_move(ply, Move::NONE);
         let undo = self.pos.make_null();
         let s = -self.search(-beta, -beta + 1, depth - 1 - r, ply + 1, false);
         self.pos.unmake_null(&undo);
