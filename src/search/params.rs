@@ -132,7 +132,7 @@ tunables! {
     lmr_check_relief = 1, 1; 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
     threat_flights = 1, 1; 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
     lmr_history_div = 8192, 8192; 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
-    cont_history_weight = 100, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either).";
+    cont_history_weight = 0, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either). Off in hdc: row 42 of docs/strength.md.";
     qs_recaptures_from = 4, 4; 1, 32, "Quiescence plies after which only recaptures are searched.";
     qs_futility_margin = 200, 200; 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
     tm_moves_to_go = 50, 50; 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";

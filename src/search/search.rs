@@ -206,7 +206,11 @@ impl Searcher<'_> {
             }
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
-            let quiet_stat = if reducible && quiet { self.hist.quiet_score(&self.pos, m, node.conts, node.cont_weight) / 2 } else { 0 };
+            let quiet_stat = if reducible && quiet {
+                self.hist.quiet_score(&self.pos, m, node.conts, node.cont_weight) / 2
+            } else {
+                0
+            };
             self.set_move(ply, m);
             self.prefetch_child(m);
             let undo = self.make_move(m);

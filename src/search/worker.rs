@@ -5,9 +5,9 @@
 //! iterative deepening loop in `root.rs`; all are methods of [`Searcher`].
 
 use super::history::{History, PieceTo};
-use super::movepick::NodeContext;
 use super::limits::Limits;
 use super::movepick::MoveBuffer;
+use super::movepick::NodeContext;
 use super::params::{SearchParams, Tunables};
 use super::report::Bound;
 use super::score::{INF, MAX_PLY};
