@@ -31,10 +31,6 @@ use crate::core::Move;
 use crate::core::checks::CheckSquares;
 use arrayvec::ArrayVec;
 
-/// Plies beyond the remaining depth within which a proven mate still turns
-/// off late-move pruning and reductions (a check extension each way).
-const MATE_REACH_SLACK: i32 = 2;
-
 /// Where the move just made sits: the child's ply, whether its node is a
 /// PV node, and whether it is the node's first move.
 #[derive(Clone, Copy)]
@@ -150,10 +146,13 @@ impl Searcher<'_> {
         let move_count = (end - start) as i32;
         // A window in mate range: a mate is proven and a faster one (or a
         // longer defence) is sought; move counts and reductions would hide it.
-        // Only a mate within reach of this depth: one proven further away
-        // (through check extensions) cannot be shortened by a full-width
-        // search of this depth, which would only explode.
-        let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + MATE_REACH_SLACK);
+        // Only a mate within reach of this depth (plus `mate_reach_slack`):
+        // one proven further away (through check extensions) cannot be
+        // shortened by a full-width search of this depth, which would only
+        // explode. A slack of two plies still did in haberkorn: full-width
+        // attacks at depth 2 under a mate 5 cost 30 M nodes in tactics.rs's
+        // LONG_MATE_FIRST once move order found that mate first.
+        let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + t.mate_reach_slack);
         let mate_window = (alpha >= MATE_BOUND && within_reach(alpha)) || (beta <= -MATE_BOUND && within_reach(beta));
         let lmp_count = (t.lmp_base + depth * depth + t.lmp_share * move_count * depth / 100) / (2 - improving as i32);
         let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
@@ -161,8 +160,17 @@ impl Searcher<'_> {
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut tried = 0;
         let mut checks = None;
+        // Alpha is a mate within three plies: only a mate by this very move
+        // beats it, and only a check can mate; any other move scores at most
+        // that mate in three.
+        let mate_in_three = -mated_in(ply + 3);
+        let only_checks = t.mate_checks_only != 0 && alpha >= mate_in_three;
         for i in start..end {
             let m = self.buf.pick(start, i, end);
+            if only_checks && !self.gives_check(&mut checks, m) {
+                best = best.max(mate_in_three);
+                continue;
+            }
             let quiet = is_quiet(&self.pos, m);
             let order = self.buf.score_at(i);
             // Decided at most once per move, and only where pruning or LMR asks.
