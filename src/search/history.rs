@@ -1,7 +1,9 @@
 //! Per-thread move-ordering memory: killer moves per ply, countermoves (the
-//! reply that refuted a move last time) and the butterfly history of quiet
-//! moves (by side, from-square and to-square), updated with "gravity" so that
-//! values stay within ±`HISTORY_MAX`.
+//! reply that refuted a move last time), the butterfly history of quiet
+//! moves (by side, from-square and to-square) and the continuation history
+//! (a quiet move's piece kind and to-square after the piece kind and
+//! to-square of the move one or two plies back), all updated with "gravity"
+//! so that values stay within ±`HISTORY_MAX`.
 //!
 //! The tables live as long as the search threads: [`Histories`] keeps one
 //! per thread from one `go` to the next, as Stockfish does, so what a move's
@@ -10,18 +12,88 @@
 //! search.
 
 use super::score::MAX_PLY;
-use crate::core::{Color, Move};
+use crate::core::{Color, Move, PieceKind, Position};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// History values stay within ±this.
 pub const HISTORY_MAX: i32 = 16_384;
 
-/// The move-ordering memory of one search thread (3 MiB: 1 MiB of history
-/// and 2 MiB of countermoves, allocated at the thread's first search).
+/// The number of piece-to keys: a piece kind and a to-square, `kind * 512 + to`.
+pub const PIECE_TO: usize = PieceKind::COUNT * 512;
+
+/// A move's piece-to key (see [`PIECE_TO`]), or [`PieceTo::NONE`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PieceTo(u16);
+
+impl Default for PieceTo {
+    fn default() -> PieceTo {
+        PieceTo::NONE
+    }
+}
+
+impl PieceTo {
+    /// No move (a null move, or a ply before the root).
+    pub const NONE: PieceTo = PieceTo(u16::MAX);
+
+    /// The key of `m` in `pos` before it is made: the moving piece's kind and the to-square.
+    #[inline]
+    pub fn of(pos: &Position, m: Move) -> PieceTo {
+        match pos.piece_at(m.from()) {
+            Some(p) if !m.is_none() => PieceTo((p.kind.index() * 512 + m.to().index()) as u16),
+            _ => PieceTo::NONE,
+        }
+    }
+
+    /// Whether this is [`PieceTo::NONE`].
+    #[inline]
+    pub fn is_none(self) -> bool {
+        self == PieceTo::NONE
+    }
+}
+
+/// The move-ordering memory of one search thread (about 29 MiB, allocated
+/// at the thread's first search and touched sparsely: 1 MiB of butterfly history, 2 MiB
+/// of countermoves and 25.7 MiB of continuation history, 3,584 × 3,584
+/// piece-to pairs of `i16`, shared by both colours).
 pub struct History {
     butterfly: Vec<i16>,
     counter: Vec<Move>,
+    continuation: Vec<i16>,
     killers: [[Move; 2]; MAX_PLY + 1],
+}
+
+/// The continuation row of no move: all zero.
+static ZERO_ROW: [i16; PIECE_TO] = [0; PIECE_TO];
+
+/// Scores quiet moves of one node (see [`History::quiet_scorer`]).
+pub struct QuietScorer<'a> {
+    butterfly: &'a [i16],
+    rows: [&'a [i16]; 2],
+    weight: i32,
+}
+
+impl QuietScorer<'_> {
+    /// Twice the butterfly history of `m` plus its weighted continuation history.
+    #[inline(always)]
+    pub fn score(&self, pos: &Position, m: Move) -> i32 {
+        let bf = self.butterfly[(m.bits() & 0x3_ffff) as usize] as i32;
+        let cont = match pos.piece_at(m.from()) {
+            Some(p) => {
+                let pt = p.kind.index() * 512 + m.to().index();
+                (self.rows[0][pt] as i32 + self.rows[1][pt] as i32) * self.weight / 100
+            }
+            None => 0,
+        };
+        2 * bf + cont
+    }
+}
+
+/// Moves a history entry by `bonus` with gravity (a large entry moves less towards its bound).
+#[inline]
+fn apply(e: &mut i16, bonus: i32) {
+    let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    let v = *e as i32 + b - *e as i32 * b.abs() / HISTORY_MAX;
+    *e = v.clamp(-HISTORY_MAX, HISTORY_MAX) as i16;
 }
 
 impl Default for History {
@@ -36,6 +108,7 @@ impl History {
         History {
             butterfly: vec![0; 2 * 512 * 512],
             counter: vec![Move::NONE; 2 * 512 * 512],
+            continuation: vec![0; PIECE_TO * PIECE_TO],
             killers: [[Move::NONE; 2]; MAX_PLY + 1],
         }
     }
@@ -43,7 +116,12 @@ impl History {
     /// Tables not allocated yet (a pool thread that has not searched);
     /// [`Histories::lease`] allocates them.
     fn unallocated() -> History {
-        History { butterfly: Vec::new(), counter: Vec::new(), killers: [[Move::NONE; 2]; MAX_PLY + 1] }
+        History {
+            butterfly: Vec::new(),
+            counter: Vec::new(),
+            continuation: Vec::new(),
+            killers: [[Move::NONE; 2]; MAX_PLY + 1],
+        }
     }
 
     /// Forgets everything.
@@ -51,6 +129,7 @@ impl History {
     pub fn clear(&mut self) {
         self.butterfly.fill(0);
         self.counter.fill(Move::NONE);
+        self.continuation.fill(0);
         self.killers = [[Move::NONE; 2]; MAX_PLY + 1];
     }
 
@@ -61,8 +140,8 @@ impl History {
         side.index() << 18 | (m.bits() & 0x3_ffff) as usize
     }
 
-    /// The history score of a quiet move.
-    #[inline]
+    /// The butterfly history of a quiet move.
+    #[cfg(test)]
     pub fn score(&self, side: Color, m: Move) -> i32 {
         self.butterfly[History::index(side, m)] as i32
     }
@@ -70,10 +149,56 @@ impl History {
     /// Moves a quiet move's score by `bonus` (positive: it cut off; negative: it failed).
     #[inline]
     pub fn update(&mut self, side: Color, m: Move, bonus: i32) {
-        let e = &mut self.butterfly[History::index(side, m)];
-        let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        let v = *e as i32 + b - *e as i32 * b.abs() / HISTORY_MAX;
-        *e = v.clamp(-HISTORY_MAX, HISTORY_MAX) as i16;
+        apply(&mut self.butterfly[History::index(side, m)], bonus);
+    }
+
+    /// The continuation history of the quiet move `m` (piece-to key `pt`)
+    /// after the moves one and two plies back (keys `conts`), summed.
+    #[cfg(test)]
+    pub fn continuation(&self, conts: [PieceTo; 2], pt: PieceTo) -> i32 {
+        conts
+            .iter()
+            .filter(|c| !c.is_none())
+            .map(|c| self.continuation[c.0 as usize * PIECE_TO + pt.0 as usize] as i32)
+            .sum()
+    }
+
+    /// Moves the continuation history of `pt` after each of `conts` by `bonus`.
+    #[inline]
+    pub fn update_continuation(&mut self, conts: [PieceTo; 2], pt: PieceTo, bonus: i32) {
+        if pt.is_none() {
+            return;
+        }
+        for c in conts.iter().filter(|c| !c.is_none()) {
+            apply(&mut self.continuation[c.0 as usize * PIECE_TO + pt.0 as usize], bonus);
+        }
+    }
+
+    /// The ordering score of a quiet move that is no killer or countermove:
+    /// twice its butterfly history plus its continuation history times
+    /// `weight` hundredths (the reduction of LMR reads half of it).
+    #[inline]
+    pub fn quiet_score(&self, pos: &Position, m: Move, conts: [PieceTo; 2], weight: i32) -> i32 {
+        self.quiet_scorer(pos.side_to_move(), conts, weight).score(pos, m)
+    }
+
+    /// [`History::quiet_score`] for many moves of one node: the side's
+    /// butterfly table and the two continuation rows looked up once.
+    #[inline]
+    pub fn quiet_scorer(&self, side: Color, conts: [PieceTo; 2], weight: i32) -> QuietScorer<'_> {
+        let row = |c: PieceTo| {
+            if c.is_none() {
+                &ZERO_ROW[..]
+            } else {
+                &self.continuation[c.0 as usize * PIECE_TO..(c.0 as usize + 1) * PIECE_TO]
+            }
+        };
+        let side_start = side.index() << 18;
+        QuietScorer {
+            butterfly: &self.butterfly[side_start..side_start + (1 << 18)],
+            rows: [row(conts[0]), row(conts[1])],
+            weight,
+        }
     }
 
     /// The killer moves at `ply`.
@@ -180,10 +305,19 @@ mod tests {
         h.add_killer(3, moves[2]);
         h.add_killer(3, moves[2]);
         assert_eq!(h.killers(3), [moves[2], moves[1]]);
+        let (c, pt) = (PieceTo::of(&pos, moves[3]), PieceTo::of(&pos, moves[4]));
+        assert_eq!(PieceTo::of(&pos, Move::NONE), PieceTo::NONE);
+        for _ in 0..1000 {
+            h.update_continuation([c, PieceTo::NONE], pt, -bonus(20));
+        }
+        assert!(h.continuation([c, PieceTo::NONE], pt) >= -HISTORY_MAX);
+        assert!(h.continuation([c, c], pt) < -HISTORY_MAX);
+        assert_eq!(h.continuation([PieceTo::NONE, c], pt), h.continuation([c, PieceTo::NONE], pt));
         h.set_countermove(Color::Black, moves[0], moves[5]);
         assert_eq!(h.countermove(Color::Black, moves[0]), moves[5]);
         h.clear();
         assert_eq!(h.killers(3), [Move::NONE; 2]);
+        assert_eq!(h.continuation([c, c], pt), 0);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
 //! captures that lose material in exchange (SEE) and underpromotions.
 
-use super::history::History;
+use super::history::{History, PieceTo};
 use super::see::see_ge;
 use crate::core::movegen::MoveSink;
 use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position, Square};
@@ -52,6 +52,27 @@ fn block_key(score: i32, p: usize) -> i64 {
 #[inline(always)]
 fn key_position(key: i64) -> usize {
     0xffff - (key & 0xffff) as usize
+}
+
+/// What a node's ordering reads besides the tables: its ply (for the
+/// killers), the move before it (for the countermove) and the piece-to keys
+/// of the moves one and two plies back (for the continuation history).
+#[derive(Clone, Copy, Debug)]
+pub struct NodeContext {
+    /// The node's ply.
+    pub ply: usize,
+    /// The move that led to the node (`Move::NONE` after a null move or at the root).
+    pub prev: Move,
+    /// The piece-to keys of the moves one and two plies back (none when the continuation history is off).
+    pub conts: [PieceTo; 2],
+    /// The continuation history's weight in hundredths.
+    pub cont_weight: i32,
+}
+
+impl NodeContext {
+    /// The context of a root (no move before it).
+    #[cfg(test)]
+    pub const ROOT: NodeContext = NodeContext { ply: 0, prev: Move::NONE, conts: [PieceTo::NONE; 2], cont_weight: 0 };
 }
 
 /// The moves of every node on the current path, as one stack.
@@ -168,12 +189,12 @@ impl MoveBuffer {
         range: std::ops::Range<usize>,
         tt_move: Move,
         hist: &History,
-        ply: usize,
-        prev: Move,
+        node: NodeContext,
     ) {
         let side = pos.side_to_move();
-        let killers = hist.killers(ply);
-        let counter = hist.countermove(side, prev);
+        let killers = hist.killers(node.ply);
+        let counter = hist.countermove(side, node.prev);
+        let quiet = hist.quiet_scorer(side, node.conts, node.cont_weight);
         let (start, end) = (range.start, range.end);
         for (&m, score) in self.moves[range.clone()].iter().zip(&mut self.scores[range]) {
             *score = if m == tt_move {
@@ -187,7 +208,7 @@ impl MoveBuffer {
             } else if m == counter {
                 COUNTER
             } else {
-                hist.score(side, m)
+                quiet.score(pos, m)
             };
         }
         if tt_move.is_none() {
@@ -411,11 +432,11 @@ mod tests {
         let (s, e) = buf.generate(&pos, false);
         let tt = buf.get(s + 3);
         let (moves, scores) = (buf.moves.clone(), buf.scores.clone());
-        buf.score(&pos, s..e, tt, &History::new(), 0, Move::NONE);
+        buf.score(&pos, s..e, tt, &History::new(), NodeContext::ROOT);
         assert_eq!(buf.get(s), tt);
         // What the first pick would have made of the list.
         let mut picked = MoveBuffer { moves, scores, keys: Vec::new() };
-        picked.score(&pos, s..e, Move::NONE, &History::new(), 0, Move::NONE);
+        picked.score(&pos, s..e, Move::NONE, &History::new(), NodeContext::ROOT);
         picked.scores[s + 3] = TT_MOVE;
         assert_eq!(picked.pick(s, s, e), tt);
         assert_eq!((picked.moves, picked.scores), (buf.moves.clone(), buf.scores.clone()));

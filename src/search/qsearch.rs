@@ -47,8 +47,9 @@ impl Searcher<'_> {
             return mated_in(ply);
         }
         let tt_move = tte.map_or(Move::NONE, |e| e.best);
-        let prev = self.stack[ply - 1].mv;
-        self.buf.score(&self.pos, start..end, tt_move, &self.hist, ply, prev);
+        let node = self.node_context(ply);
+        let prev = node.prev;
+        self.buf.score(&self.pos, start..end, tt_move, &self.hist, node);
         let t = self.t;
         let kind = self.pos.variant().kind;
         let (mut best, mut best_move) = (stand_pat, Move::NONE);
@@ -68,7 +69,7 @@ impl Searcher<'_> {
                     continue;
                 }
             }
-            self.stack[ply].mv = m;
+            self.set_move(ply, m);
             self.prefetch_child(m);
             let undo = self.make_move(m);
             let score = -self.qsearch(-beta, -alpha, ply + 1, qply + 1, pv_node);

@@ -122,7 +122,7 @@ impl Searcher<'_> {
         let (sw, t) = (self.shared.params.switches, self.t);
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
-            self.stack[0].mv = m;
+            self.set_move(0, m);
             let quiet = is_quiet(&self.pos, m);
             let undo = self.make_move(m);
             let gives_check = self.pos.in_check();

@@ -21,7 +21,7 @@
 //! (the winning side's quiet key move leaves a reply that a static margin
 //! cannot refute) and keeps its checks from exchange pruning.
 
-use super::history::bonus;
+use super::history::{PieceTo, bonus};
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mate_distance, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
@@ -30,10 +30,6 @@ use super::worker::Searcher;
 use crate::core::Move;
 use crate::core::checks::CheckSquares;
 use arrayvec::ArrayVec;
-
-/// Plies beyond the remaining depth within which a proven mate still turns
-/// off late-move pruning and reductions (a check extension each way).
-const MATE_REACH_SLACK: i32 = 2;
 
 /// Where the move just made sits: the child's ply, whether its node is a
 /// PV node, and whether it is the node's first move.
@@ -143,16 +139,20 @@ impl Searcher<'_> {
             self.buf.truncate(start);
             return 0;
         }
-        let prev = self.stack[ply - 1].mv;
-        self.buf.score(&self.pos, start..end, tt_move, &self.hist, ply, prev);
+        let node = self.node_context(ply);
+        let prev = node.prev;
+        self.buf.score(&self.pos, start..end, tt_move, &self.hist, node);
         self.hist.clear_killers(ply + 1);
         let move_count = (end - start) as i32;
         // A window in mate range: a mate is proven and a faster one (or a
         // longer defence) is sought; move counts and reductions would hide it.
-        // Only a mate within reach of this depth: one proven further away
-        // (through check extensions) cannot be shortened by a full-width
-        // search of this depth, which would only explode.
-        let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + MATE_REACH_SLACK);
+        // Only a mate within reach of this depth (plus `mate_reach_slack`):
+        // one proven further away (through check extensions) cannot be
+        // shortened by a full-width search of this depth, which would only
+        // explode. A slack of two plies still did in haberkorn: full-width
+        // attacks at depth 2 under a mate 5 cost 30 M nodes in tactics.rs's
+        // LONG_MATE_FIRST once move order found that mate first.
+        let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + t.mate_reach_slack);
         let mate_window = (alpha >= MATE_BOUND && within_reach(alpha)) || (beta <= -MATE_BOUND && within_reach(beta));
         let lmp_count = (t.lmp_base + depth * depth + t.lmp_share * move_count * depth / 100) / (2 - improving as i32);
         let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
@@ -160,8 +160,17 @@ impl Searcher<'_> {
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut tried = 0;
         let mut checks = None;
+        // Alpha is a mate within three plies: only a mate by this very move
+        // beats it, and only a check can mate; any other move scores at most
+        // that mate in three.
+        let mate_in_three = -mated_in(ply + 3);
+        let only_checks = t.mate_checks_only != 0 && alpha >= mate_in_three;
         for i in start..end {
             let m = self.buf.pick(start, i, end);
+            if only_checks && !self.gives_check(&mut checks, m) {
+                best = best.max(mate_in_three);
+                continue;
+            }
             let quiet = is_quiet(&self.pos, m);
             let order = self.buf.score_at(i);
             // Decided at most once per move, and only where pruning or LMR asks.
@@ -205,7 +214,12 @@ impl Searcher<'_> {
             }
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
-            self.stack[ply].mv = m;
+            let quiet_stat = if reducible && quiet {
+                self.hist.quiet_score(&self.pos, m, node.conts, node.cont_weight) / 2
+            } else {
+                0
+            };
+            self.set_move(ply, m);
             self.prefetch_child(m);
             let undo = self.make_move(m);
             tried += 1;
@@ -221,9 +235,7 @@ impl Searcher<'_> {
                 r = self.lmr[depth.min(63) as usize][number.min(63) as usize] as i32;
                 r += !improving as i32 - pv_node as i32;
                 r -= if safe_check { t.lmr_check_relief } else { gives_check as i32 };
-                if quiet {
-                    r -= self.hist.score(!self.pos.side_to_move(), m) / t.lmr_history_div;
-                }
+                r -= quiet_stat / t.lmr_history_div;
                 r = r.clamp(0, (new_depth - 1).max(0));
             }
             let score = self.search_move(alpha, beta, new_depth, r, Child { ply: ply + 1, pv_node, first: tried == 1 });
@@ -244,8 +256,10 @@ impl Searcher<'_> {
                             let side = self.pos.side_to_move();
                             let b = bonus(depth);
                             self.hist.update(side, m, b);
+                            self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, m), b);
                             for &q in &quiets {
                                 self.hist.update(side, q, -b);
+                                self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, q), -b);
                             }
                             self.hist.add_killer(ply, m);
                             self.hist.set_countermove(side, prev, m);
@@ -299,7 +313,7 @@ impl Searcher<'_> {
     fn null_move(&mut self, beta: i32, eval: i32, depth: i32, ply: usize) -> Option<i32> {
         let t = self.t;
         let r = t.nmp_base + depth / t.nmp_depth_div + ((eval - beta) / t.nmp_eval_div).min(2);
-        self.stack[ply].mv = Move::NONE;
+        self.set_move(ply, Move::NONE);
         let undo = self.pos.make_null();
         let s = -self.search(-beta, -beta + 1, depth - 1 - r, ply + 1, false);
         self.pos.unmake_null(&undo);

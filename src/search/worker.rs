@@ -4,9 +4,10 @@
 //! The node search lives in `search.rs`, quiescence in `qsearch.rs`, the
 //! iterative deepening loop in `root.rs`; all are methods of [`Searcher`].
 
-use super::history::History;
+use super::history::{History, PieceTo};
 use super::limits::Limits;
 use super::movepick::MoveBuffer;
+use super::movepick::NodeContext;
 use super::params::{SearchParams, Tunables};
 use super::report::Bound;
 use super::score::{INF, MAX_PLY};
@@ -88,6 +89,8 @@ pub(super) struct Frame {
     pub(super) eval: i32,
     /// The move played from this ply (`Move::NONE` for a null move).
     pub(super) mv: Move,
+    /// The piece-to key of `mv`.
+    pub(super) piece_to: PieceTo,
 }
 
 /// LMR's reductions by depth and move number: `base + ln(depth) ln(move) / divisor`
@@ -193,6 +196,26 @@ impl<'a> Searcher<'a> {
         {
             sh.abort.store(true, Ordering::Relaxed);
         }
+    }
+
+    /// Records `m` (`Move::NONE` for a null move) as the move played from
+    /// `ply`, before it is made.
+    #[inline(always)]
+    pub(super) fn set_move(&mut self, ply: usize, m: Move) {
+        self.stack[ply] = Frame { mv: m, piece_to: PieceTo::of(&self.pos, m), ..self.stack[ply] };
+    }
+
+    /// The ordering context of the node at `ply` (at least 1).
+    #[inline(always)]
+    pub(super) fn node_context(&self, ply: usize) -> NodeContext {
+        let cont_weight = self.t.cont_history_weight;
+        let conts = if cont_weight == 0 {
+            [PieceTo::NONE; 2]
+        } else {
+            let two_back = if ply >= 2 { self.stack[ply - 2].piece_to } else { PieceTo::NONE };
+            [self.stack[ply - 1].piece_to, two_back]
+        };
+        NodeContext { ply, prev: self.stack[ply - 1].mv, conts, cont_weight }
     }
 
     /// Makes `m` the head of the PV at `ply`, followed by the child's PV.
