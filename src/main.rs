@@ -1,5 +1,5 @@
 //! The `cubist` binary: the UCI loop by default (or `cubist uci`) and the subcommands of `cli.rs`'s
-//! `Command` (perft, match, merge, bench, gui, datagen, tune, convert, train, spsa, book), each parsed
+//! `Command` (perft, match, merge, bench, gui, datagen, tune, convert, train, spsa, book, analyse), each parsed
 //! there and run here through the library.
 
 mod cli;
