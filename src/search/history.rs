@@ -54,7 +54,8 @@ impl PieceTo {
 /// The move-ordering memory of one search thread (about 29 MiB, allocated
 /// at the thread's first search and touched sparsely: 1 MiB of butterfly history, 2 MiB
 /// of countermoves and 25.7 MiB of continuation history, 3,584 × 3,584
-/// piece-to pairs of `i16`, shared by both colours).
+/// piece-to pairs of `i16`, shared by both colours, made only for a game
+/// that reads it).
 pub struct History {
     butterfly: Vec<i16>,
     counter: Vec<Move>,
@@ -260,15 +261,29 @@ impl Histories {
 
     /// The histories of search thread `id` for one search (the last thread's
     /// for an `id` beyond the pool), allocated if need be, killers cleared.
-    /// A search holds its thread's lock to the end; nothing else contends.
-    pub fn lease(&self, id: usize) -> MutexGuard<'_, History> {
+    /// The continuation table (25.7 MiB) is allocated only for a search that
+    /// reads it (`continuation`: its game's weight is not 0), so that a
+    /// game without it does not pay its memory. A search holds its thread's
+    /// lock to the end; nothing else contends.
+    pub fn lease(&self, id: usize, continuation: bool) -> MutexGuard<'_, History> {
         let slot = &self.slots[id.min(self.slots.len() - 1)];
         let mut h = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if h.butterfly.is_empty() {
-            *h = History::new();
+            *h = History::unallocated();
+            h.butterfly = vec![0; 2 * 512 * 512];
+            h.counter = vec![Move::NONE; 2 * 512 * 512];
+        }
+        if continuation && h.continuation.is_empty() {
+            h.continuation = vec![0; PIECE_TO * PIECE_TO];
         }
         h.killers = [[Move::NONE; 2]; MAX_PLY + 1];
         h
+    }
+
+    /// Whether thread `id`'s continuation table is allocated.
+    #[cfg(test)]
+    fn has_continuation(&self, id: usize) -> bool {
+        !self.slots[id].lock().unwrap_or_else(PoisonError::into_inner).continuation.is_empty()
     }
 
     /// Forgets what every thread learnt (`ucinewgame`), releasing the memory.
@@ -321,25 +336,39 @@ mod tests {
     }
 
     #[test]
+    fn the_continuation_table_is_made_only_for_a_search_that_reads_it() {
+        let all = Histories::new(2);
+        drop(all.lease(0, false));
+        assert!(!all.has_continuation(0));
+        drop(all.lease(0, true));
+        assert!(all.has_continuation(0));
+        assert!(!all.has_continuation(1));
+        drop(all.lease(0, false));
+        assert!(all.has_continuation(0), "kept once made, like the other tables");
+        all.clear();
+        assert!(!all.has_continuation(0));
+    }
+
+    #[test]
     fn histories_outlive_a_search_until_cleared() {
         let pos = Position::start(Variant::haberkorn());
         let m = pos.legal_moves()[3];
         let all = Histories::new(2);
         {
-            let mut h = all.lease(1);
+            let mut h = all.lease(1, true);
             h.update(Color::White, m, bonus(6));
             h.add_killer(2, m);
             h.set_countermove(Color::Black, m, m);
         }
-        let h = all.lease(1);
+        let h = all.lease(1, true);
         assert_eq!(h.score(Color::White, m), bonus(6), "the history is kept");
         assert_eq!(h.countermove(Color::Black, m), m, "the countermove is kept");
         assert_eq!(h.killers(2), [Move::NONE; 2], "killers start empty");
         drop(h);
-        assert_eq!(all.lease(0).score(Color::White, m), 0, "each thread has its own");
-        assert_eq!(all.lease(7).score(Color::White, m), bonus(6), "an id beyond the pool gets the last thread's");
+        assert_eq!(all.lease(0, true).score(Color::White, m), 0, "each thread has its own");
+        assert_eq!(all.lease(7, true).score(Color::White, m), bonus(6), "an id beyond the pool gets the last thread's");
         all.clear();
-        assert_eq!(all.lease(1).score(Color::White, m), 0, "cleared");
-        assert_eq!(all.lease(1).countermove(Color::Black, m), Move::NONE);
+        assert_eq!(all.lease(1, true).score(Color::White, m), 0, "cleared");
+        assert_eq!(all.lease(1, true).countermove(Color::Black, m), Move::NONE);
     }
 }

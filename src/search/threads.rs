@@ -377,7 +377,13 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         if threads > 1 {
             scope.spawn_on(1, move || helper(scope, team, 1));
         }
-        let mut main = Searcher::new(0, shared, pool.histories.lease(0), pos.clone(), root_moves.clone());
+        let mut main = Searcher::new(
+            0,
+            shared,
+            pool.histories.lease(0, shared.params.tunables[pos.variant().kind].cont_history_weight > 0),
+            pos.clone(),
+            root_moves.clone(),
+        );
         main.iterate(max_depth, Some(&mut *report));
         // Stopped inside an iteration: the last word on nodes and the line in force.
         if shared.abort.load(Ordering::Relaxed) && main.completed_depth > 0 {
@@ -431,7 +437,13 @@ fn helper<'scope>(scope: &'scope Scope<'scope, '_>, team: &'scope Team<'scope>, 
     if shared.abort.load(Ordering::Relaxed) {
         return;
     }
-    let mut s = Searcher::new(id, shared, team.histories.lease(id), team.pos.clone(), team.root_moves.to_vec());
+    let mut s = Searcher::new(
+        id,
+        shared,
+        team.histories.lease(id, shared.params.tunables[team.pos.variant().kind].cont_history_weight > 0),
+        team.pos.clone(),
+        team.root_moves.to_vec(),
+    );
     if id + 1 < team.threads && !shared.abort.load(Ordering::Relaxed) {
         scope.spawn_on(id + 1, move || helper(scope, team, id + 1));
     }
