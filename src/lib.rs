@@ -14,11 +14,14 @@
 //! and reports; [`uci`] the stdin/stdout loop; [`arena`] the match runner
 //! (`cubist match`, `cubist merge`, shards); [`gui`] the browser GUI's
 //! server; [`learn`] self-play data and the weight fit; [`bench`](mod@bench) the
-//! speed benchmark and node-count signature; [`perft`] move-tree counts.
+//! speed benchmark and node-count signature; [`perft`] move-tree counts;
+//! [`cpu`] the processor check of the binary and the Python package;
+//! [`files`] writing files whole.
 
 pub mod arena;
 pub mod bench;
 pub mod core;
+pub mod cpu;
 pub mod eval;
 pub mod files;
 #[cfg(feature = "gui")]

@@ -472,32 +472,8 @@ impl Write for Emitter {
     }
 }
 
-/// The instruction-set extensions this binary was compiled to use (see
-/// `.cargo/config.toml`) that the processor running it lacks: such a build
-/// would die of an illegal instruction at its first bitboard operation, so
-/// `main` stops with a message instead.
-fn missing_cpu_features() -> Vec<&'static str> {
-    #[allow(unused_mut)]
-    let mut missing = Vec::new();
-    #[cfg(target_arch = "x86_64")]
-    {
-        macro_rules! need {
-            ($($f:tt),*) => {$(
-                if cfg!(target_feature = $f) && !std::arch::is_x86_feature_detected!($f) {
-                    missing.push($f);
-                }
-            )*};
-        }
-        need!(
-            "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "lzcnt",
-            "movbe"
-        );
-    }
-    missing
-}
-
 fn main() -> ExitCode {
-    let missing = missing_cpu_features();
+    let missing = cubist::cpu::missing_features();
     if !missing.is_empty() {
         note(&format!(
             "error: this build of cubist uses {} and this processor lacks it; rebuild it for plain x86-64 \

@@ -853,7 +853,7 @@ fn parse_records(text: &str) -> PyResult<Vec<Record>> {
 /// The native module: `Board`, `Outcome`, `Record`, `parse_records` and the move errors.
 #[pymodule]
 fn _cubist(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let missing = missing_cpu_features();
+    let missing = cubist::cpu::missing_features();
     if !missing.is_empty() {
         return Err(pyo3::exceptions::PyImportError::new_err(format!(
             "this build of cubist uses {} and this processor lacks it; reinstall it for plain x86-64 with \
@@ -871,25 +871,3 @@ fn _cubist(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The instruction-set extensions this build uses (`.cargo/config.toml` of
-/// the repository asks for x86-64-v3) that the processor lacks: the import
-/// then fails with a message instead of an illegal instruction later.
-fn missing_cpu_features() -> Vec<&'static str> {
-    #[allow(unused_mut)]
-    let mut missing = Vec::new();
-    #[cfg(target_arch = "x86_64")]
-    {
-        macro_rules! need {
-            ($($f:tt),*) => {$(
-                if cfg!(target_feature = $f) && !std::arch::is_x86_feature_detected!($f) {
-                    missing.push($f);
-                }
-            )*};
-        }
-        need!(
-            "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "lzcnt",
-            "movbe"
-        );
-    }
-    missing
-}
