@@ -625,7 +625,8 @@ function drawGraph() {
   $("eval-summary").title = s ? s.annotator : "";
   svg.innerHTML = "";
   if (!annotated) return;
-  const W = Math.max(320, $("boards").getBoundingClientRect().width), H = 130, pad = 6;
+  // As wide as the boards above: the box takes their width and gives none back (style.css).
+  const W = Math.max(320, $("evalbox").clientWidth - 16), H = 130, pad = 6;
   svg.setAttribute("width", W);
   svg.setAttribute("height", H);
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
