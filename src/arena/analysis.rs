@@ -124,6 +124,40 @@ impl Verdict {
     }
 }
 
+/// A position's value as an `[%eval …]` comment gives it, from White's view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Eval {
+    /// Pawns, White ahead when positive.
+    Pawns(f64),
+    /// Mate in this many moves: positive when White mates, negative when Black does.
+    Mate(i32),
+}
+
+impl Eval {
+    /// White's winning chances in the game `kind`, from −1 to 1 (a mate is ±1).
+    pub fn chances(self, kind: VariantKind) -> f64 {
+        match self {
+            Eval::Pawns(p) => 2.0 / (1.0 + (-chance_slope(kind) * p * 100.0).exp()) - 1.0,
+            Eval::Mate(n) => f64::from(n.signum()),
+        }
+    }
+}
+
+/// The value of the first `[%eval …]` in a move comment (`[%eval -1.25]`,
+/// `[%eval #3]`, `[%eval #-2]`; a `,depth` after the value is ignored), if any.
+pub fn eval_of_comment(comment: &str) -> Option<Eval> {
+    let start = comment.find("[%eval")?;
+    let rest = &comment[start + "[%eval".len()..];
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let value = rest[..rest.find(']')?].split(',').next()?.trim();
+    match value.strip_prefix('#') {
+        Some(n) => n.parse::<i32>().ok().filter(|n| *n != 0).map(Eval::Mate),
+        None => value.parse::<f64>().ok().filter(|p| p.is_finite()).map(Eval::Pawns),
+    }
+}
+
 /// One move's analysis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveAnalysis {
@@ -523,6 +557,34 @@ mod tests {
 
     fn searched(cp: i32, pv: &[&str]) -> Verdict {
         Verdict::Searched { score: Score::Cp(cp), pv: pv.iter().map(|m| m.to_string()).collect() }
+    }
+
+    #[test]
+    fn evals_are_read_back_from_comments() {
+        assert_eq!(eval_of_comment("[%eval -1.25]"), Some(Eval::Pawns(-1.25)));
+        assert_eq!(eval_of_comment("[%eval 0.00] +0.10/5 0.1s"), Some(Eval::Pawns(0.0)));
+        assert_eq!(eval_of_comment("said [%eval 20.00]"), Some(Eval::Pawns(20.0)));
+        assert_eq!(eval_of_comment("[%eval #3]"), Some(Eval::Mate(3)));
+        assert_eq!(eval_of_comment("[%eval #-2]"), Some(Eval::Mate(-2)));
+        assert_eq!(eval_of_comment("[%eval 0.31,18]"), Some(Eval::Pawns(0.31)));
+        for none in
+            ["", "+0.10/5 0.1s", "[%eval]", "[%eval x]", "[%eval 1.0", "[%evaluation 1]", "[%eval #0]", "[%eval NaN]"]
+        {
+            assert_eq!(eval_of_comment(none), None, "{none}");
+        }
+        // What `annotate` writes reads back.
+        for (v, side) in [
+            (searched(-125, &[]), Color::White),
+            (Verdict::Searched { score: Score::Mate(-2), pv: vec![] }, Color::Black),
+        ] {
+            let text = v.eval_text(side).unwrap();
+            let e = eval_of_comment(&format!("[%eval {text}]")).unwrap();
+            assert!(e == Eval::Pawns(-1.25) || e == Eval::Mate(2), "{text}");
+        }
+        let kind = VariantKind::Hdc;
+        assert_eq!(Eval::Pawns(0.0).chances(kind), 0.0);
+        assert!((Eval::Pawns(6.14).chances(kind) - 0.5).abs() < 0.01);
+        assert_eq!((Eval::Mate(3).chances(kind), Eval::Mate(-1).chances(kind)), (1.0, -1.0));
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! `GET /api/games/{id}`; `POST /api/games/{id}/action` (one [`Action`]);
 //! `GET /api/games/{id}/ws` (the same actions as text messages, and every
 //! change of the game pushed); `GET /api/records`; `GET /api/records/{file}?game=N`
-//! and `POST /api/replay?game=N` (a record's text) for replay.
+//! and `POST /api/replay?game=N` (a record's text) for replay;
+//! `POST /api/analyse {"text"|"file", "game", "nodes"}` (a game analysed,
+//! answered as its replay).
 //!
 //! Every request must name this server in its `Host` header (the loopback
 //! names or `--host`, with the port: a page from another site that rebinds
@@ -21,8 +23,10 @@ use super::game::{
 };
 use super::listen::{Slot, read_body, serve};
 use super::{GuiConfig, GuiError};
-use crate::arena::record::{GameRecord, GameResult, parse_records, today};
+use crate::arena::analysis::{Eval, analyse_record, chance_slope, eval_of_comment};
+use crate::arena::record::{GameRecord, GameResult, Mark, parse_records, today};
 use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind};
+use crate::search::Limits;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -35,7 +39,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, oneshot};
@@ -58,6 +62,18 @@ const KEEP_FINISHED: usize = 32;
 pub const MAX_WATCHERS: usize = 64;
 /// Threads for blocking work (record files, replays): more wait their turn.
 const BLOCKING_THREADS: usize = 8;
+/// Nodes per position of a game analysis the page asks for, unless it says.
+pub const ANALYSIS_NODES: u64 = 20_000;
+/// Most nodes per position a game analysis may ask for.
+pub const MAX_ANALYSIS_NODES: u64 = 1_000_000;
+/// Most nodes a whole game analysis may cost (nodes per position × positions).
+pub const MAX_ANALYSIS_BUDGET: u64 = 20_000_000;
+/// Most plies of a game the server analyses.
+pub const MAX_ANALYSIS_PLIES: usize = 1000;
+/// Hash per analysis thread, in MiB.
+const ANALYSIS_HASH_MB: usize = 16;
+/// Most threads one game analysis uses.
+const ANALYSIS_THREADS: usize = 4;
 
 /// What the page may ask of a game.
 #[derive(Debug, Deserialize)]
@@ -154,6 +170,8 @@ struct App {
     port: u16,
     /// Listening on every address: any IP address (never a name) is answered.
     any_ip: bool,
+    /// A game analysis is running (one at a time).
+    analysing: AtomicBool,
 }
 
 /// A running server.
@@ -212,6 +230,7 @@ pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
         names,
         port: addr.port(),
         any_ip: addr.ip().is_unspecified(),
+        analysing: AtomicBool::new(false),
     });
     let (cap, timeout) = (config.max_connections, config.request_timeout);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -260,6 +279,7 @@ fn router(app: Arc<App>, timeout: Duration) -> Router {
         .route("/api/records", get(list_records))
         .route("/api/records/{file}", get(record_file))
         .route("/api/replay", post(replay_upload))
+        .route("/api/analyse", post(analyse))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state((timeout, MAX_BODY), read_body))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
@@ -728,9 +748,18 @@ struct GameIndex {
     game: usize,
 }
 
-/// A record file ready for replay: every game's tags, and game `index` with a board per ply.
+/// A record file ready for replay: every game's tags, and game `index` with
+/// a board per ply and each move's analysis (see [`replay_of`]).
 pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
-    let records = parse_records(text)?;
+    replay_of(&parse_records(text)?, index)
+}
+
+/// Parsed records ready for replay: every game's tags, and game `index` with
+/// a board per ply, its tags (extra ones included), each move's analysis
+/// (`analysis[i]`: `eval` in pawns from White's view or `mate` in moves,
+/// `mark` and `better`, from its `[%eval …]` comment and note) and the
+/// analysis summary tags (`summary`, null when the game is not annotated).
+pub fn replay_of(records: &[GameRecord], index: usize) -> Result<Value, GuiError> {
     let Some(r) = records.get(index) else {
         return Err(GuiError::BadRequest(format!("the record has {} games, no game {}", records.len(), index + 1)));
     };
@@ -754,8 +783,28 @@ pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
         let played = pos.play(m)?;
         boards.push(board_view(&pos, Some(played)));
     }
-    // The tags as the record file has them (one list: `GameRecord::tags`).
-    let tags: Vec<Value> = r.tags().into_iter().map(|(k, v)| json!([k, v])).collect();
+    // The tags as the record file has them (`GameRecord::tags`, then the extra ones).
+    let mut tags: Vec<Value> = r.tags().into_iter().map(|(k, v)| json!([k, v])).collect();
+    tags.extend(r.extra_tags.iter().map(|(k, v)| json!([k, v])));
+    let analysis: Vec<Value> = (0..r.moves.len())
+        .map(|i| {
+            let eval = r.move_comments.get(i).and_then(|c| eval_of_comment(c));
+            let note = r.notes.get(i);
+            json!({
+                "eval": match eval { Some(Eval::Pawns(p)) => json!(p), _ => Value::Null },
+                "mate": match eval { Some(Eval::Mate(n)) => json!(n), _ => Value::Null },
+                "mark": note.and_then(|n| n.mark).map(Mark::as_str),
+                "better": note.map_or("", |n| n.variation.as_str()),
+            })
+        })
+        .collect();
+    let annotated = analysis.iter().any(|a| !a["eval"].is_null() || !a["mate"].is_null() || !a["mark"].is_null());
+    let summary = annotated.then(|| {
+        let tag = |name: &str| r.extra_tag(name).unwrap_or("");
+        json!({"annotator": tag("Annotator"),
+               "white_average_loss": tag("WhiteAverageLoss"), "black_average_loss": tag("BlackAverageLoss"),
+               "white_marks": tag("WhiteMarks"), "black_marks": tag("BlackMarks")})
+    });
     Ok(json!({
         "type": "replay",
         "games": summaries,
@@ -765,6 +814,9 @@ pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
         "variant": variant_view(&r.variant),
         "moves": r.moves,
         "boards": boards,
+        "analysis": analysis,
+        "summary": summary,
+        "chance_slope": chance_slope(r.variant.kind),
     }))
 }
 
@@ -778,4 +830,85 @@ async fn record_file(State(app): State<Arc<App>>, Path(file): Path<String>, Quer
 
 async fn replay_upload(Query(q): Query<GameIndex>, body: String) -> Reply {
     blocking(move || replay(&body, q.game).map(Json)).await
+}
+
+/// A game to analyse: a record's text or a file of the games folder, the game's index, nodes per position.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyseRequest {
+    text: Option<String>,
+    file: Option<String>,
+    #[serde(default)]
+    game: usize,
+    nodes: Option<u64>,
+}
+
+async fn analyse(State(app): State<Arc<App>>, body: String) -> Reply {
+    let req: AnalyseRequest = parse_body(&body)?;
+    blocking(move || analyse_game(&app, req).map(Json)).await
+}
+
+/// Clears the running flag of a game analysis when it ends, however it ends.
+struct AnalysisSlot<'a>(&'a AtomicBool);
+
+impl Drop for AnalysisSlot<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Analyses one game of a record as `cubist analyse` does ([`analyse_record`]),
+/// one analysis at a time and at a bounded cost, and answers the replay of
+/// the annotated record (its text, every game, in `record`). The file on
+/// disk is left as it is.
+fn analyse_game(app: &App, req: AnalyseRequest) -> Result<Value, GuiError> {
+    let text = match (req.text, req.file) {
+        (Some(text), None) => text,
+        (None, Some(file)) => read_record(&app.record_path(&file)?)?,
+        _ => return Err(GuiError::BadRequest("send the record's text or a file name, not both".into())),
+    };
+    let nodes = req.nodes.unwrap_or(ANALYSIS_NODES);
+    if !(1..=MAX_ANALYSIS_NODES).contains(&nodes) {
+        return Err(GuiError::BadRequest(format!("nodes {nodes}: from 1 to {MAX_ANALYSIS_NODES} per position")));
+    }
+    let mut records = parse_records(&text)?;
+    let Some(rec) = records.get_mut(req.game) else {
+        let n = records.len();
+        return Err(GuiError::BadRequest(format!("the record has {n} games, no game {}", req.game + 1)));
+    };
+    let plies = rec.moves.len();
+    if plies > MAX_ANALYSIS_PLIES {
+        return Err(GuiError::BadRequest(format!(
+            "game {} has {plies} plies: the GUI analyses at most {MAX_ANALYSIS_PLIES} (cubist analyse has no cap)",
+            req.game + 1
+        )));
+    }
+    if nodes * (plies as u64 + 1) > MAX_ANALYSIS_BUDGET {
+        return Err(GuiError::BadRequest(format!(
+            "{} positions at {nodes} nodes is more than the GUI searches for one analysis \
+             ({MAX_ANALYSIS_BUDGET} nodes): ask for fewer nodes",
+            plies + 1
+        )));
+    }
+    if app.analysing.swap(true, Ordering::SeqCst) {
+        return Err(GuiError::Limit("another game is being analysed: try again when it is done".into()));
+    }
+    let _slot = AnalysisSlot(&app.analysing);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(ANALYSIS_THREADS);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| GuiError::Io(std::io::Error::other(e.to_string())))?;
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let annotator = format!("Cubist {} GUI analysis, {nodes} nodes", env!("CARGO_PKG_VERSION"));
+    pool.install(|| analyse_record(rec, &limits, ANALYSIS_HASH_MB, &annotator, &|| {}))
+        .map_err(GuiError::BadRequest)?;
+    let mut out = Vec::new();
+    for r in &records {
+        r.write(&mut out)?;
+    }
+    let mut view = replay_of(&records, req.game)?;
+    view["record"] = json!(String::from_utf8_lossy(&out));
+    view["nodes"] = json!(nodes);
+    Ok(view)
 }

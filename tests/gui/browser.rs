@@ -2,7 +2,11 @@
 //! WebDriver API. It starts a game from the page's form, selects a piece by
 //! clicking, checks the highlighted targets against the rules library, moves
 //! by clicking, waits for the engine's reply on the board, checks every
-//! square against the rules library, and saves a screenshot.
+//! square against the rules library, and saves a screenshot. Then it
+//! replays the game, has it analysed with the Analyse button, opens an
+//! annotated record (the evaluation graph, the marks, clicking the graph,
+//! the arrow keys) and saves a second screenshot (`GUI_SCREENSHOT_ANALYSIS`,
+//! default `target/gui-analysis.png`).
 //!
 //! Needs `chromium` and `chromedriver` (Debian: `chromium chromium-driver`),
 //! so it is ignored by default; run it with
@@ -10,7 +14,7 @@
 //! `CHROMIUM` name other programs; the screenshot goes to `GUI_SCREENSHOT`
 //! (default `target/gui-browser.png`).
 
-use super::common::{cubist_engine, games_dir, http, server, wait_for};
+use super::common::{annotated_record, cubist_engine, games_dir, http, record_text, server, wait_for};
 use base64::Engine as _;
 use cubist::core::notation::parse_move_text;
 use cubist::core::{Position, Square, Variant};
@@ -229,4 +233,51 @@ fn play_a_move_against_the_engine_in_chromium() {
     assert_eq!(page_pieces(&browser), position_pieces(&first));
     let tags = browser.script("return document.getElementById('tags').textContent;");
     assert!(tags.as_str().unwrap().contains("Cubist GUI"), "{tags}");
+    // No analysis yet: no graph; the Analyse button has the server analyse the game.
+    let count = |b: &Browser, css: &str| b.script(&format!("return document.querySelectorAll(\"{css}\").length;"));
+    assert_eq!(browser.script("return document.getElementById('evalgraph').hasAttribute('hidden');"), json!(true));
+    browser.type_into("#analyse-nodes", "2000");
+    browser.click("#analyse-game");
+    wait_for(120, "the analysis's graph", || (count(&browser, "#evalgraph .pt") == json!(2)).then_some(()));
+    assert_eq!(browser.script("return document.getElementById('evalgraph').hasAttribute('hidden');"), json!(false));
+    assert!(status(&browser).as_str().unwrap().starts_with("Replay, ply 1 of 2"), "{}", status(&browser));
+    let tags = browser.script("return document.getElementById('tags').textContent;");
+    assert!(tags.as_str().unwrap().contains("GUI analysis, 2000 nodes"), "{tags}");
+
+    // An annotated record from the games folder: a point per ply, marks in the move list.
+    std::fs::write(dir.join("annotated.pgn"), record_text(&annotated_record(40))).unwrap();
+    browser.script("refreshGames();");
+    wait_for(30, "the record in the list", || {
+        (count(&browser, "#records option[value='annotated.pgn']") == json!(1)).then_some(())
+    });
+    browser.click("#records option[value='annotated.pgn']");
+    browser.click("#open-record");
+    wait_for(30, "the annotated replay", || {
+        status(&browser).as_str().is_some_and(|s| s.starts_with("Replay, ply 0 of 40")).then_some(())
+    });
+    assert_eq!(count(&browser, "#evalgraph .pt"), json!(40));
+    assert_eq!(count(&browser, "#evalgraph .pt.blunder"), json!(5));
+    assert_eq!(count(&browser, "#moves .nag"), json!(15));
+    let nag = browser.script("return document.querySelector(\"#moves .mv[data-ply='3'] .nag\").textContent;");
+    assert_eq!(nag, json!("?!"));
+    let title = browser.script("return document.querySelector(\"#moves .mv[data-ply='3']\").title;");
+    assert!(title.as_str().unwrap().contains("better: 2... better-2 (0.50)"), "{title}");
+    // Clicking the graph's middle shows ply 20; the arrow keys step on and move the highlight.
+    browser.click("#evalgraph");
+    assert!(status(&browser).as_str().unwrap().starts_with("Replay, ply 20 of 40"), "{}", status(&browser));
+    assert_eq!(browser.script("return document.getElementById('evalgraph').dataset.ply;"), json!("20"));
+    browser.script(
+        "document.activeElement.blur(); document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));",
+    );
+    assert!(status(&browser).as_str().unwrap().starts_with("Replay, ply 21 of 40"), "{}", status(&browser));
+    assert_eq!(browser.script("return document.getElementById('evalgraph').dataset.ply;"), json!("21"));
+    // Ply 21 is a mistake: the note under the moves has its better line.
+    let note = browser.script("return document.getElementById('move-note').textContent;");
+    assert!(note.as_str().unwrap().contains("? mistake") && note.as_str().unwrap().contains("better-20"), "{note}");
+    browser.script("window.scrollTo(0, 0);");
+    let png = browser.screenshot();
+    let out = std::env::var("GUI_SCREENSHOT_ANALYSIS")
+        .unwrap_or_else(|_| format!("{}/../gui-analysis.png", env!("CARGO_TARGET_TMPDIR")));
+    std::fs::write(&out, png).unwrap();
+    eprintln!("screenshot: {out}");
 }

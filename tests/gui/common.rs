@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+use cubist::arena::record::{GameRecord, GameResult, Mark, MoveNote, Termination};
+use cubist::core::{Position, Variant};
 use cubist::gui::GuiConfig;
 use cubist::gui::engine::EngineCmd;
 use cubist::gui::server::{Running, start};
@@ -116,4 +118,58 @@ pub fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T
         assert!(Instant::now() < until, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A game of `plies` legal hdc moves (picked by a fixed rule) annotated as
+/// `cubist analyse` annotates: an `[%eval …]` on every move (a swinging curve,
+/// a mate at the end), a mark and a better line on some moves, the summary tags.
+pub fn annotated_record(plies: usize) -> GameRecord {
+    let variant = Variant::hdc();
+    let mut pos = Position::start(variant);
+    let (mut moves, mut comments, mut notes) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..plies {
+        let legal = pos.legal_moves();
+        let m = legal[(i * 7 + 3) % legal.len()].to_string();
+        pos.play(&m).unwrap();
+        let eval = if i + 1 == plies { "#3".to_string() } else { format!("{:.2}", 4.0 * (i as f64 / 5.0).sin()) };
+        comments.push(format!("[%eval {eval}]"));
+        let mark =
+            [None, None, Some(Mark::Inaccuracy), None, Some(Mark::Mistake), None, None, Some(Mark::Blunder)][i % 8];
+        let variation =
+            if mark.is_some() { format!("{}... better-{i} {{[%eval 0.50]}}", i / 2 + 1) } else { String::new() };
+        notes.push(MoveNote { mark, variation });
+        moves.push(m);
+    }
+    let tags = [
+        ("Annotator", "test"),
+        ("WhiteAverageLoss", "120"),
+        ("BlackAverageLoss", "85"),
+        ("WhiteMarks", "1 ?!, 1 ??"),
+        ("BlackMarks", "1 ?"),
+    ];
+    GameRecord {
+        event: "annotated".into(),
+        site: "test".into(),
+        date: "2026.12.04".into(),
+        round: "1".into(),
+        white: "alpha".into(),
+        black: "beta".into(),
+        result: GameResult::Unfinished,
+        variant,
+        fen: variant.start_fen(),
+        time_control: "-".into(),
+        termination: Termination::Unterminated,
+        moves,
+        move_comments: comments,
+        comment: String::new(),
+        notes,
+        extra_tags: tags.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    }
+}
+
+/// A record as its file has it.
+pub fn record_text(r: &GameRecord) -> String {
+    let mut out = Vec::new();
+    r.write(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
 }

@@ -5,6 +5,7 @@
 //! the page in a real browser, `browser.rs`.
 
 mod abuse;
+mod analysis;
 mod browser;
 mod common;
 

@@ -316,7 +316,22 @@ function render() {
   drawInfos();
 }
 
-function drawMoves(moves, current, onPick) {
+const MARK_NAMES = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
+
+// A move's analysis as text: the eval from White's view (pawns or mate).
+function fmtEval(a) {
+  if (!a) return "";
+  if (a.mate !== null && a.mate !== undefined) return (a.mate > 0 ? "#" : "#-") + Math.abs(a.mate);
+  if (a.eval === null || a.eval === undefined) return "";
+  return (a.eval > 0 ? "+" : "") + a.eval.toFixed(2);
+}
+
+// A better line as the record has it, its `{[%eval X]}` comments shown as `(X)`.
+function fmtLine(line) {
+  return line.replace(/\{\[%eval ([^\]]*)\]\}/g, "($1)").replace(/[{}]/g, "");
+}
+
+function drawMoves(moves, current, onPick, notes) {
   const list = $("moves");
   list.innerHTML = "";
   let li = null;
@@ -327,6 +342,18 @@ function drawMoves(moves, current, onPick) {
     span.textContent = m;
     span.dataset.ply = i + 1;
     span.dataset.move = m;
+    const a = notes && notes[i];
+    if (a && a.mark) {
+      const nag = document.createElement("span");
+      nag.className = "nag " + MARK_NAMES[a.mark];
+      nag.textContent = a.mark;
+      span.appendChild(nag);
+      span.dataset.mark = a.mark;
+    }
+    if (a && (a.mark || fmtEval(a))) {
+      span.title = [fmtEval(a) && `eval ${fmtEval(a)}`, a.mark && MARK_NAMES[a.mark],
+        a.better && `better: ${fmtLine(a.better)}`].filter(Boolean).join("; ");
+    }
     span.addEventListener("click", () => onPick(i + 1));
     li.appendChild(span);
   });
@@ -513,6 +540,8 @@ function stopReplay() {
   if (ui.replay && ui.replay.timer) clearInterval(ui.replay.timer);
   ui.replay = null;
   $("replay-panel").hidden = true;
+  $("evalbox").hidden = true;
+  $("move-note").hidden = true;
 }
 
 async function loadReplay(source, game) {
@@ -527,28 +556,170 @@ async function loadReplay(source, game) {
     ui.targets = [];
     ui.selected = null;
     ui.replay = { data, ply: 0, timer: null, source };
-    fillSelect($("replay-game"), data.games.map((g, i) => [i, `game ${i + 1}: ${g.white} – ${g.black} ${g.result} (${g.termination}, ${g.plies} plies)`]));
-    $("replay-game").value = data.game;
-    const tags = $("tags");
-    tags.innerHTML = "";
-    for (const [k, v] of data.tags) {
-      const tr = document.createElement("tr");
-      tr.innerHTML = "<td></td><td></td>";
-      tr.children[0].textContent = k;
-      tr.children[1].textContent = v;
-      tags.appendChild(tr);
-    }
-    if (data.comment) {
-      const tr = document.createElement("tr");
-      tr.innerHTML = "<td>Comment</td><td></td>";
-      tr.children[1].textContent = data.comment;
-      tags.appendChild(tr);
-    }
+    fillReplayPanel(data);
     $("replay-panel").hidden = false;
     showError("");
     renderReplay();
   } catch (e) {
     showError(e.message);
+  }
+}
+
+// The replay panel's game list and tags.
+function fillReplayPanel(data) {
+  fillSelect($("replay-game"), data.games.map((g, i) => [i, `game ${i + 1}: ${g.white} – ${g.black} ${g.result} (${g.termination}, ${g.plies} plies)`]));
+  $("replay-game").value = data.game;
+  const tags = $("tags");
+  tags.innerHTML = "";
+  for (const [k, v] of data.tags) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = "<td></td><td></td>";
+    tr.children[0].textContent = k;
+    tr.children[1].textContent = v;
+    tags.appendChild(tr);
+  }
+  if (data.comment) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = "<td>Comment</td><td></td>";
+    tr.children[1].textContent = data.comment;
+    tags.appendChild(tr);
+  }
+}
+
+// White's winning chances (−1 to 1) after each move of an analysed replay
+// (the curve of `cubist analyse`); a move without an eval keeps the one before,
+// a game's last move that mates scores its result.
+function replayChances(d) {
+  const k = d.chance_slope || 0.002;
+  const result = (d.tags.find((t) => t[0] === "Result") || ["", ""])[1];
+  let last = 0;
+  return d.analysis.map((a, i) => {
+    if (a.mate !== null && a.mate !== undefined) last = Math.sign(a.mate);
+    else if (a.eval !== null && a.eval !== undefined) last = 2 / (1 + Math.exp(-k * a.eval * 100)) - 1;
+    else if (i === d.analysis.length - 1 && (result === "1-0" || result === "0-1")) last = result === "1-0" ? 1 : -1;
+    return last;
+  });
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svgEl(name, attrs) {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  return el;
+}
+
+// The evaluation graph under the boards: x is the ply (0 to the last), y White's
+// winning chances (+1 at the top); the shown ply is a line, marked moves are dots.
+function drawGraph() {
+  const r = ui.replay;
+  const d = r.data;
+  const svg = $("evalgraph");
+  const annotated = !!d.summary && d.moves.length > 0;
+  $("evalbox").hidden = false;
+  svg.toggleAttribute("hidden", !annotated); // an SVG element has no `hidden` property
+  $("eval-empty").hidden = annotated;
+  const s = d.summary;
+  $("eval-summary").textContent = s
+    ? `White: ${s.white_marks || "no marks"}, average loss ${s.white_average_loss} cp — Black: ${s.black_marks || "no marks"}, average loss ${s.black_average_loss} cp`
+    : "";
+  $("eval-summary").title = s ? s.annotator : "";
+  svg.innerHTML = "";
+  if (!annotated) return;
+  // As wide as the boards above: the box takes their width and gives none back (style.css).
+  const W = Math.max(320, $("evalbox").clientWidth - 16), H = 130, pad = 6;
+  svg.setAttribute("width", W);
+  svg.setAttribute("height", H);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const n = d.moves.length;
+  const x = (ply) => pad + (ply / n) * (W - 2 * pad);
+  const y = (c) => H / 2 - c * (H / 2 - pad);
+  const chances = replayChances(d);
+  const pts = [[x(0), y(0)], ...chances.map((c, i) => [x(i + 1), y(c)])];
+  const line = pts.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join(" ");
+  svg.appendChild(svgEl("rect", { class: "black", x: 0, y: 0, width: W, height: H }));
+  const [y0, yn] = [pts[0][1], pts[n][1]];
+  svg.appendChild(svgEl("polygon", { class: "white", points: `0,${H} 0,${y0} ${line} ${W},${yn} ${W},${H}` }));
+  svg.appendChild(svgEl("line", { class: "zero", x1: 0, y1: y(0), x2: W, y2: y(0) }));
+  svg.appendChild(svgEl("polyline", { class: "curve", points: line }));
+  svg.appendChild(svgEl("line", { class: "now", x1: x(r.ply), y1: 0, x2: x(r.ply), y2: H }));
+  d.analysis.forEach((a, i) => {
+    const mark = a.mark ? MARK_NAMES[a.mark] : "";
+    const dot = svgEl("circle", { class: "pt " + mark, cx: x(i + 1), cy: y(chances[i]), r: mark ? 4.5 : (n <= 80 ? 1.6 : 0.8) });
+    dot.dataset.ply = i + 1;
+    const title = svgEl("title", {});
+    const num = Math.floor(i / 2) + 1;
+    title.textContent = `${num}${i % 2 ? "..." : "."} ${d.moves[i]}${a.mark || ""} ${fmtEval(a)}`;
+    dot.appendChild(title);
+    svg.appendChild(dot);
+  });
+  svg.dataset.ply = r.ply;
+}
+
+// The shown move's analysis under the move list: eval, mark and better line.
+function drawMoveNote() {
+  const r = ui.replay;
+  const box = $("move-note");
+  const a = r && r.ply > 0 && r.data.analysis ? r.data.analysis[r.ply - 1] : null;
+  box.hidden = !a || !(a.mark || fmtEval(a));
+  if (box.hidden) return;
+  box.innerHTML = "";
+  const head = document.createElement("div");
+  head.append(`${r.data.moves[r.ply - 1]}`);
+  if (a.mark) {
+    const nag = document.createElement("span");
+    nag.className = "nag " + MARK_NAMES[a.mark];
+    nag.textContent = `${a.mark} ${MARK_NAMES[a.mark]}`;
+    head.append(" ", nag);
+  }
+  if (fmtEval(a)) head.append(` — eval ${fmtEval(a)} (White's view)`);
+  box.appendChild(head);
+  if (a.better) {
+    const better = document.createElement("div");
+    better.className = "line";
+    better.textContent = "better: " + fmtLine(a.better);
+    box.appendChild(better);
+  }
+}
+
+function onGraphClick(ev) {
+  const r = ui.replay;
+  if (!r || !r.data.moves.length) return;
+  const box = $("evalgraph").getBoundingClientRect();
+  const pad = 6, n = r.data.moves.length;
+  const ply = Math.round(((ev.clientX - box.left - pad) / (box.width - 2 * pad)) * n);
+  replayStep(ply);
+}
+
+// Asks the server to analyse the replayed game; the answer replaces the replay (same ply).
+async function analyseReplay() {
+  const r = ui.replay;
+  if (!r || r.busy) return;
+  const b = $("analyse-game");
+  const nodes = Number($("analyse-nodes").value || 20000);
+  const body = { game: r.data.game, nodes };
+  if (r.source.text !== undefined) body.text = r.source.text; else body.file = r.source.file;
+  r.busy = true;
+  b.disabled = true;
+  const started = performance.now();
+  const tick = () => { b.textContent = `Analysing ${r.data.moves.length + 1} positions… ${Math.round((performance.now() - started) / 1000)} s`; };
+  tick();
+  const timer = setInterval(tick, 500);
+  try {
+    const data = await api("POST", "/api/analyse", body);
+    if (ui.replay === r) {
+      r.data = data;
+      r.source = { text: data.record };
+      fillReplayPanel(data);
+      showError("");
+      renderReplay();
+    }
+  } catch (e) {
+    showError("analysis: " + e.message);
+  } finally {
+    clearInterval(timer);
+    r.busy = false;
+    b.disabled = false;
+    b.textContent = "Analyse";
   }
 }
 
@@ -566,7 +737,9 @@ function renderReplay() {
   $("title").textContent = `Replay: ${tag("White")} – ${tag("Black")} ${tag("Result")}, ${d.variant.name}`;
   $("status").textContent = `Replay, ply ${r.ply} of ${d.moves.length}` + (r.ply === d.moves.length ? ` — ${tag("Result")} (${tag("Termination")})` : "");
   drawBoard(d.boards[r.ply], d.variant);
-  drawMoves(d.moves, r.ply, replayStep);
+  drawMoves(d.moves, r.ply, replayStep, d.analysis);
+  drawGraph();
+  drawMoveNote();
   $("live").hidden = true;
   $("resign").hidden = true;
   $("adjourn").hidden = true;
@@ -628,8 +801,19 @@ async function init() {
       replayStep(r.ply + 1);
     }, 800);
   });
+  $("evalgraph").addEventListener("click", onGraphClick);
+  $("analyse-game").addEventListener("click", analyseReplay);
+  // Replay: the arrow keys step through the game (Home and End jump), unless a field has the focus.
+  document.addEventListener("keydown", (e) => {
+    const r = ui.replay;
+    if (!r || e.altKey || e.ctrlKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName)) return;
+    const to = { ArrowLeft: r.ply - 1, ArrowRight: r.ply + 1, Home: 0, End: 1e9 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    replayStep(to);
+  });
   setInterval(drawClocks, 250);
-  window.addEventListener("resize", drawArrow);
+  window.addEventListener("resize", () => { drawArrow(); if (ui.replay) drawGraph(); });
   await refreshGames();
   const id = new URLSearchParams(location.search).get("game");
   if (id) {
