@@ -132,8 +132,8 @@ tunables! {
     lmr_check_relief = 1, 1; 0, 64, "Plies less LMR reduction for a move giving check without losing material (other checks: one ply).";
     threat_flights = 1, 1; 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
     lmr_history_div = 8192, 8192; 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
-    mate_reach_slack = 2, 0; 0, 4, "Plies beyond the remaining depth within which a mate proven in the window still turns off late-move pruning and reductions (a check extension each way). 0 in haberkorn, where 2 let a depth-6 search spend 30 M nodes on full-width attacks under a mate 5: row 43 of docs/strength.md.";
-    mate_checks_only = 0, 1; 0, 1, "1: a node whose alpha is a mate within three plies searches only checking moves (nothing else can beat it: sound). Off in hdc, whose trees stay as row 43 left them.";
+    mate_reach_slack = 0, 0; 0, 4, "Plies beyond the remaining depth within which a mate proven in the window still turns off late-move pruning and reductions. 0: 2 (a check extension each way) let a haberkorn depth-6 search spend 30 M nodes on full-width attacks under a mate 5 (rows 43, 44 of docs/strength.md).";
+    mate_checks_only = 1, 1; 0, 1, "1: a node whose alpha is a mate within three plies searches only checking moves (nothing else can beat it: sound). Rows 43, 44.";
     cont_history_weight = 0, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either). Off in hdc: row 42 of docs/strength.md.";
     qs_recaptures_from = 4, 4; 1, 32, "Quiescence plies after which only recaptures are searched.";
     qs_futility_margin = 200, 200; 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
