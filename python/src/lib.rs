@@ -870,4 +870,3 @@ fn _cubist(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GAMES", VariantKind::NAMES.to_vec())?;
     Ok(())
 }
-
