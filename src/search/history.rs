@@ -106,11 +106,20 @@ impl Default for History {
 impl History {
     /// Empty tables.
     pub fn new() -> History {
-        History {
-            butterfly: vec![0; 2 * 512 * 512],
-            counter: vec![Move::NONE; 2 * 512 * 512],
-            continuation: vec![0; PIECE_TO * PIECE_TO],
-            killers: [[Move::NONE; 2]; MAX_PLY + 1],
+        let mut h = History::unallocated();
+        h.allocate(true);
+        h
+    }
+
+    /// Allocates the tables not allocated yet: the butterfly history and the
+    /// countermoves, and the continuation history if `continuation`.
+    fn allocate(&mut self, continuation: bool) {
+        if self.butterfly.is_empty() {
+            self.butterfly = vec![0; 2 * 512 * 512];
+            self.counter = vec![Move::NONE; 2 * 512 * 512];
+        }
+        if continuation && self.continuation.is_empty() {
+            self.continuation = vec![0; PIECE_TO * PIECE_TO];
         }
     }
 
@@ -268,14 +277,7 @@ impl Histories {
     pub fn lease(&self, id: usize, continuation: bool) -> MutexGuard<'_, History> {
         let slot = &self.slots[id.min(self.slots.len() - 1)];
         let mut h = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        if h.butterfly.is_empty() {
-            *h = History::unallocated();
-            h.butterfly = vec![0; 2 * 512 * 512];
-            h.counter = vec![Move::NONE; 2 * 512 * 512];
-        }
-        if continuation && h.continuation.is_empty() {
-            h.continuation = vec![0; PIECE_TO * PIECE_TO];
-        }
+        h.allocate(continuation);
         h.killers = [[Move::NONE; 2]; MAX_PLY + 1];
         h
     }

@@ -245,6 +245,13 @@ pub struct SearchParams {
     pub tunables: GameTunables,
 }
 
+impl SearchParams {
+    /// Whether a search of game `kind` reads the continuation history (its weight is not 0).
+    pub fn continuation_history(&self, kind: VariantKind) -> bool {
+        self.tunables[kind].cont_history_weight > 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -380,7 +380,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         let mut main = Searcher::new(
             0,
             shared,
-            pool.histories.lease(0, shared.params.tunables[pos.variant().kind].cont_history_weight > 0),
+            pool.histories.lease(0, shared.params.continuation_history(pos.variant().kind)),
             pos.clone(),
             root_moves.clone(),
         );
@@ -440,7 +440,7 @@ fn helper<'scope>(scope: &'scope Scope<'scope, '_>, team: &'scope Team<'scope>, 
     let mut s = Searcher::new(
         id,
         shared,
-        team.histories.lease(id, shared.params.tunables[team.pos.variant().kind].cont_history_weight > 0),
+        team.histories.lease(id, shared.params.continuation_history(team.pos.variant().kind)),
         team.pos.clone(),
         team.root_moves.to_vec(),
     );
