@@ -12,7 +12,7 @@
 
 use super::record::{GameRecord, Mark, MoveNote, read_records};
 use crate::core::{Color, GameState, Position, VariantKind};
-use crate::search::{Bound, Engine, Limits, Report, Score, Settings};
+use crate::search::{Engine, Limits, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::Write;
@@ -29,6 +29,11 @@ pub fn chance_slope(kind: VariantKind) -> f64 {
         VariantKind::Hdc => 0.001789,
         VariantKind::Haberkorn => 0.002409,
     }
+}
+
+/// The winning chances of a score of `cp` centipawns in game `kind`, from −1 to 1.
+pub fn winning_chances(kind: VariantKind, cp: f64) -> f64 {
+    2.0 / (1.0 + (-chance_slope(kind) * cp).exp()) - 1.0
 }
 
 /// The largest centipawn loss a move is charged in the average (and a
@@ -70,9 +75,7 @@ impl Verdict {
     /// Winning chances of the side to move, from −1 to 1.
     pub fn chances(&self, kind: VariantKind) -> f64 {
         match self {
-            Verdict::Searched { score: Score::Cp(cp), .. } => {
-                2.0 / (1.0 + (-chance_slope(kind) * *cp as f64).exp()) - 1.0
-            }
+            Verdict::Searched { score: Score::Cp(cp), .. } => winning_chances(kind, *cp as f64),
             Verdict::Searched { score: Score::Mate(n), .. } => {
                 if *n > 0 {
                     1.0
@@ -137,7 +140,7 @@ impl Eval {
     /// White's winning chances in the game `kind`, from −1 to 1 (a mate is ±1).
     pub fn chances(self, kind: VariantKind) -> f64 {
         match self {
-            Eval::Pawns(p) => 2.0 / (1.0 + (-chance_slope(kind) * p * 100.0).exp()) - 1.0,
+            Eval::Pawns(p) => winning_chances(kind, p * 100.0),
             Eval::Mate(n) => f64::from(n.signum()),
         }
     }
@@ -188,6 +191,15 @@ impl SideSummary {
     /// The average loss per move in centipawns (0 without moves).
     pub fn average_loss(&self) -> f64 {
         if self.moves == 0 { 0.0 } else { self.cp_loss as f64 / self.moves as f64 }
+    }
+
+    /// Adds another summary's moves, loss and marks to this one.
+    pub fn add(&mut self, other: &SideSummary) {
+        self.moves += other.moves;
+        self.cp_loss += other.cp_loss;
+        for (m, n) in self.marks.iter_mut().zip(other.marks) {
+            *m += n;
+        }
     }
 
     /// As the record's tag writes it: `inaccuracies 2, mistakes 1, blunders 0`.
@@ -341,27 +353,15 @@ pub fn verdict(engine: &mut Engine, pos: &Position, limits: &Limits) -> Verdict 
         _ => {}
     }
     engine.clear();
-    let (tx, rx) = std::sync::mpsc::channel();
-    engine.go(pos, limits.clone(), Box::new(move |r| drop(tx.send(r))));
-    engine.wait();
-    let (mut score, mut pv, mut best) = (None, Vec::new(), None);
-    for r in rx.try_iter() {
-        match r {
-            Report::Info(i) if i.bound == Bound::Exact || score.is_none() => {
-                score = Some(i.score);
-                pv = i.pv.iter().map(|m| m.to_string()).collect();
-            }
-            Report::BestMove { best: b, .. } => best = b.map(|m| m.to_string()),
-            _ => {}
-        }
-    }
+    let end = engine.search_line(pos, limits.clone());
+    let mut pv: Vec<String> = end.pv.iter().map(|m| m.to_string()).collect();
     // The best move leads the line even where the last exact report had another.
-    if let Some(b) = best
+    if let Some(b) = end.best.map(|m| m.to_string())
         && pv.first() != Some(&b)
     {
         pv = vec![b];
     }
-    Verdict::Searched { score: score.unwrap_or(Score::Cp(0)), pv }
+    Verdict::Searched { score: end.score.unwrap_or(Score::Cp(0)), pv }
 }
 
 /// Searches every position of `positions` on the rayon pool, one engine of
@@ -515,11 +515,7 @@ pub fn run(cfg: &AnalyseConfig, progress: bool) -> Result<AnalyseSummary, Analys
         summary.games += 1;
         summary.positions += rec.moves.len() as u64 + 1;
         for (s, a) in summary.sides.iter_mut().zip(&analysis.sides) {
-            s.moves += a.moves;
-            s.cp_loss += a.cp_loss;
-            for (m, n) in s.marks.iter_mut().zip(a.marks) {
-                *m += n;
-            }
+            s.add(a);
         }
     }
     bar.finish_and_clear();

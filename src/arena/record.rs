@@ -169,15 +169,6 @@ impl Mark {
             Mark::Blunder => "??",
         }
     }
-
-    /// The mark's name: inaccuracy, mistake or blunder.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mark::Inaccuracy => "inaccuracy",
-            Mark::Mistake => "mistake",
-            Mark::Blunder => "blunder",
-        }
-    }
 }
 
 /// The suffixes annotators put after a move, longest first: the three

@@ -757,7 +757,8 @@ pub fn replay(text: &str, index: usize) -> Result<Value, GuiError> {
 /// Parsed records ready for replay: every game's tags, and game `index` with
 /// a board per ply, its tags (extra ones included), each move's analysis
 /// (`analysis[i]`: `eval` in pawns from White's view or `mate` in moves,
-/// `mark` and `better`, from its `[%eval …]` comment and note) and the
+/// White's winning `chances` from them on `cubist analyse`'s curve, `mark`
+/// and `better`, from its `[%eval …]` comment and note) and the
 /// analysis summary tags (`summary`, null when the game is not annotated).
 pub fn replay_of(records: &[GameRecord], index: usize) -> Result<Value, GuiError> {
     let Some(r) = records.get(index) else {
@@ -793,6 +794,7 @@ pub fn replay_of(records: &[GameRecord], index: usize) -> Result<Value, GuiError
             json!({
                 "eval": match eval { Some(Eval::Pawns(p)) => json!(p), _ => Value::Null },
                 "mate": match eval { Some(Eval::Mate(n)) => json!(n), _ => Value::Null },
+                "chances": eval.map(|e| e.chances(r.variant.kind)),
                 "mark": note.and_then(|n| n.mark).map(Mark::as_str),
                 "better": note.map_or("", |n| n.variation.as_str()),
             })

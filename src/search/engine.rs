@@ -115,6 +115,17 @@ impl Drop for FinishOnDrop {
     }
 }
 
+/// What a search to its end reported (see [`Engine::search_line`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchEnd {
+    /// The last exact score (the first score if none was exact), if any.
+    pub score: Option<Score>,
+    /// The principal variation reported with that score.
+    pub pv: Vec<Move>,
+    /// The best move played, if any.
+    pub best: Option<Move>,
+}
+
 /// The engine: settings, the search state kept between moves, the
 /// persistent search threads and at most one search running on them.
 pub struct Engine {
@@ -297,17 +308,27 @@ impl Engine {
     /// score reported (the first score if none was exact) and the best move.
     /// For tools that search position after position (datagen, books).
     pub fn search_to_end(&mut self, pos: &Position, limits: Limits) -> (Option<Score>, Option<Move>) {
+        let end = self.search_line(pos, limits);
+        (end.score, end.best)
+    }
+
+    /// [`Engine::search_to_end`] with the principal variation of the score
+    /// it keeps (for game analysis, which shows the line).
+    pub fn search_line(&mut self, pos: &Position, limits: Limits) -> SearchEnd {
         let (tx, rx) = std::sync::mpsc::channel();
         self.go(pos, limits, Box::new(move |r| drop(tx.send(r))));
         self.wait();
-        let (mut score, mut best) = (None, None);
+        let mut end = SearchEnd::default();
         for r in rx.try_iter() {
             match r {
-                Report::Info(i) if i.bound == Bound::Exact || score.is_none() => score = Some(i.score),
-                Report::BestMove { best: b, .. } => best = b,
+                Report::Info(i) if i.bound == Bound::Exact || end.score.is_none() => {
+                    end.score = Some(i.score);
+                    end.pv = i.pv;
+                }
+                Report::BestMove { best, .. } => end.best = best,
                 _ => {}
             }
         }
-        (score, best)
+        end
     }
 }

@@ -25,7 +25,7 @@ pub(crate) mod timeman;
 pub(crate) mod tt;
 pub(crate) mod worker;
 
-pub use engine::{Engine, EngineError};
+pub use engine::{Engine, EngineError, SearchEnd};
 pub use limits::{Limits, Settings, Strategy};
 pub use params::{GameTunables, ParamError, SearchParams, Switches, TUNABLES, Tunable, Tunables};
 pub use report::{Bound, Info, Report, Reporter};

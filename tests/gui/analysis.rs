@@ -20,14 +20,18 @@ fn a_replay_carries_each_moves_eval_mark_and_better_line() {
     assert_eq!(status, 200, "{replay}");
     let a = analysis(&replay);
     assert_eq!(a.len(), 12);
-    assert_eq!(a[0], json!({"eval": 0.0, "mate": null, "mark": null, "better": ""}));
+    assert_eq!(a[0], json!({"eval": 0.0, "mate": null, "chances": 0.0, "mark": null, "better": ""}));
     assert_eq!(a[1]["eval"], json!(0.79));
+    // White's chances on the curve of `cubist analyse` (hdc: 75% at 614 cp, chances 0.5).
+    let c = a[1]["chances"].as_f64().unwrap();
+    assert!(c > 0.0 && c < 0.5, "{c}");
     assert_eq!(
         (a[2]["mark"].as_str(), a[4]["mark"].as_str(), a[7]["mark"].as_str()),
         (Some("?!"), Some("?"), Some("??"))
     );
     assert_eq!(a[2]["better"], "2... better-2 {[%eval 0.50]}");
     assert_eq!((a[11]["eval"].clone(), a[11]["mate"].clone()), (Value::Null, json!(3)));
+    assert_eq!(a[11]["chances"], json!(1.0));
     assert_eq!(replay["summary"]["white_average_loss"], "120");
     assert_eq!(replay["summary"]["black_marks"], "1 ?");
     assert!(replay["chance_slope"].as_f64().unwrap() > 0.0);
@@ -41,7 +45,11 @@ fn a_replay_carries_each_moves_eval_mark_and_better_line() {
     bare.extra_tags.clear();
     let (status, replay) = http(addr, "POST", "/api/replay", Some(&record_text(&bare)));
     assert_eq!(status, 200, "{replay}");
-    assert!(analysis(&replay).iter().all(|m| m["eval"].is_null() && m["mate"].is_null() && m["mark"].is_null()));
+    assert!(
+        analysis(&replay)
+            .iter()
+            .all(|m| m["eval"].is_null() && m["mate"].is_null() && m["chances"].is_null() && m["mark"].is_null())
+    );
     assert!(replay["summary"].is_null());
 }
 

@@ -587,15 +587,13 @@ function fillReplayPanel(data) {
 }
 
 // White's winning chances (−1 to 1) after each move of an analysed replay
-// (the curve of `cubist analyse`); a move without an eval keeps the one before,
+// (the server's, on the curve of `cubist analyse`); a move without an eval keeps the one before,
 // a game's last move that mates scores its result.
 function replayChances(d) {
-  const k = d.chance_slope || 0.002;
   const result = (d.tags.find((t) => t[0] === "Result") || ["", ""])[1];
   let last = 0;
   return d.analysis.map((a, i) => {
-    if (a.mate !== null && a.mate !== undefined) last = Math.sign(a.mate);
-    else if (a.eval !== null && a.eval !== undefined) last = 2 / (1 + Math.exp(-k * a.eval * 100)) - 1;
+    if (a.chances !== null && a.chances !== undefined) last = a.chances;
     else if (i === d.analysis.length - 1 && (result === "1-0" || result === "0-1")) last = result === "1-0" ? 1 : -1;
     return last;
   });
