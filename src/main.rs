@@ -20,6 +20,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+/// The machine's cores (1 when unknown): the default of `--threads` options.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Writes `text` to stdout and flushes. A closed stdout (`cubist perft 3 |
 /// head`) ends the program quietly with success, as the reader has all it
 /// wanted; any other write error ends it with a message.
@@ -184,8 +189,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
         adjudication: args.adjudication.adjudication().map_err(e)?,
         seed: args.seed,
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let concurrency = args.concurrency.map_or(cores, usize::from);
+    let concurrency = args.concurrency.map_or_else(cores, usize::from);
     let interrupt = interrupt_flag()?;
     let mut report = |r: &cubist::arena::spsa::IterationReport| {
         let s = &r.state;
@@ -285,7 +289,7 @@ fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
         input: args.input.clone(),
         out: args.out.clone(),
         limits,
-        threads: args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from),
+        threads: args.threads.map_or_else(cores, usize::from),
         hash_mb: args.hash as usize,
         annotator: format!("Cubist {} analyse {}", env!("CARGO_PKG_VERSION"), said.join(" ")),
     };
@@ -319,7 +323,7 @@ fn run_book(args: &cli::BookCli) -> Result<(), String> {
         depth: args.depth,
         window: args.window,
         seed: args.seed,
-        threads: args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from),
+        threads: args.threads.map_or_else(cores, usize::from),
         max_tries: args.max_tries,
     };
     let started = std::time::Instant::now();
