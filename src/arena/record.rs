@@ -510,21 +510,18 @@ fn split_variation(text: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// Builds one record from its tags and move text and replays it.
-fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRecord, RecordError> {
-    let tag = |name: &'static str| {
-        tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).ok_or(RecordError::MissingTag(n, name))
-    };
-    let result = match tag("Result")?.as_str() {
-        "1-0" => GameResult::WhiteWins,
-        "0-1" => GameResult::BlackWins,
-        "1/2-1/2" => GameResult::Draw,
-        "*" => GameResult::Unfinished,
-        other => return Err(RecordError::BadTag(n, "Result", other.to_string())),
-    };
+/// A record's tag `name` from `tags`, or the error that record `n` lacks it.
+fn tag_of(n: usize, tags: &[(String, String)], name: &'static str) -> Result<String, RecordError> {
+    tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).ok_or(RecordError::MissingTag(n, name))
+}
+
+/// The game record `n`'s tags set up: its `Variant` tag, and for haberkorn
+/// the board's layers, setup layers and rule options.
+fn variant_of_tags(n: usize, tags: &[(String, String)]) -> Result<Variant, RecordError> {
+    let tag = |name| tag_of(n, tags, name);
     let game = tag("Variant")?;
-    let variant = match game.parse::<VariantKind>() {
-        Ok(VariantKind::Hdc) => Variant::hdc(),
+    match game.parse::<VariantKind>() {
+        Ok(VariantKind::Hdc) => Ok(Variant::hdc()),
         Ok(VariantKind::Haberkorn) => {
             let layer = |name: &'static str| -> Result<u8, RecordError> {
                 let v = tag(name)?;
@@ -546,21 +543,34 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
                 flag("EnPassant")?,
                 flag("Castling")?,
             )
-            .map_err(|e| RecordError::BadTag(n, "Layers", e.to_string()))?
+            .map_err(|e| RecordError::BadTag(n, "Layers", e.to_string()))
         }
-        Err(_) => return Err(RecordError::BadTag(n, "Variant", game)),
-    };
-    let termination = tag("Termination")?;
-    let termination = termination.parse().map_err(|_| RecordError::BadTag(n, "Termination", termination.clone()))?;
-    let fen = tag("FEN")?;
-    let mut pos = Position::from_fen(&fen, variant).map_err(|e| RecordError::BadTag(n, "FEN", e.to_string()))?;
-    // Words and `{…}` comments in order: a comment right after a move is that
-    // move's; a comment after a move's own comment is the referee's.
-    let mut moves = Vec::new();
-    let mut move_comments: Vec<String> = Vec::new();
-    let mut notes: Vec<MoveNote> = Vec::new();
-    let mut comment = String::new();
-    let mut rest = movetext;
+        Err(_) => Err(RecordError::BadTag(n, "Variant", game)),
+    }
+}
+
+/// What a record's move text holds besides its result: the moves (replayed
+/// on `pos` as they are read), their comments, the comment after the last
+/// move's own, and the moves' marks and variations.
+#[derive(Default)]
+struct Movetext {
+    /// The moves in order.
+    moves: Vec<String>,
+    /// One comment a move, or none at all.
+    move_comments: Vec<String>,
+    /// The referee's comment after the last move's own.
+    comment: String,
+    /// One note a move, or none at all.
+    notes: Vec<MoveNote>,
+}
+
+/// Reads record `n`'s move text, replaying each move on `pos`. Words and
+/// `{…}` comments come in order: a comment right after a move is that
+/// move's; a comment after a move's own comment is the referee's.
+fn read_movetext(n: usize, text: &str, result: GameResult, pos: &mut Position) -> Result<Movetext, RecordError> {
+    let mut out = Movetext::default();
+    let (moves, move_comments, notes) = (&mut out.moves, &mut out.move_comments, &mut out.notes);
+    let mut rest = text;
     loop {
         rest = rest.trim_start();
         if rest.is_empty() {
@@ -573,7 +583,7 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
                 move_comments.resize(moves.len() - 1, String::new());
                 move_comments.push(text);
             } else {
-                comment = text;
+                out.comment = text;
             }
             rest = &after[end + 1..];
             continue;
@@ -614,6 +624,25 @@ fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRec
     } else {
         move_comments.resize(moves.len(), String::new());
     }
+    Ok(out)
+}
+
+/// Builds one record from its tags and move text and replays it.
+fn finish(n: usize, tags: &[(String, String)], movetext: &str) -> Result<GameRecord, RecordError> {
+    let tag = |name| tag_of(n, tags, name);
+    let result = match tag("Result")?.as_str() {
+        "1-0" => GameResult::WhiteWins,
+        "0-1" => GameResult::BlackWins,
+        "1/2-1/2" => GameResult::Draw,
+        "*" => GameResult::Unfinished,
+        other => return Err(RecordError::BadTag(n, "Result", other.to_string())),
+    };
+    let variant = variant_of_tags(n, tags)?;
+    let termination = tag("Termination")?;
+    let termination = termination.parse().map_err(|_| RecordError::BadTag(n, "Termination", termination.clone()))?;
+    let fen = tag("FEN")?;
+    let mut pos = Position::from_fen(&fen, variant).map_err(|e| RecordError::BadTag(n, "FEN", e.to_string()))?;
+    let Movetext { moves, move_comments, comment, notes } = read_movetext(n, movetext, result, &mut pos)?;
     let plies = tag("PlyCount")?;
     let plies: usize = plies.parse().map_err(|_| RecordError::BadTag(n, "PlyCount", plies.clone()))?;
     if plies != moves.len() {
