@@ -476,43 +476,33 @@ fn step(
     loss
 }
 
-/// The model's mean loss on `data`'s game positions.
-pub fn loss(model: &Model, data: &Dataset, k: f32, lambda: f32) -> f64 {
+/// The mean over `data`'s game positions of `per_entry`, which gets each
+/// entry and an accumulator of the model's width to work in.
+fn mean_over_games(model: &Model, data: &Dataset, per_entry: impl Fn(&Entry, &mut [f32]) -> f64 + Sync) -> f64 {
     let sum: f64 = data
         .entries
         .par_chunks(4096)
         .map(|chunk| {
             let mut acc = vec![0.0; 2 * model.hidden];
-            chunk
-                .iter()
-                .filter(|e| !e.taught)
-                .map(|e| step(model, data, e, k, Blend::plain(lambda), &mut acc, None))
-                .sum::<f64>()
+            chunk.iter().filter(|e| !e.taught).map(|e| per_entry(e, &mut acc)).sum::<f64>()
         })
         .sum();
     sum / data.real().count().max(1) as f64
 }
 
+/// The model's mean loss on `data`'s game positions.
+pub fn loss(model: &Model, data: &Dataset, k: f32, lambda: f32) -> f64 {
+    mean_over_games(model, data, |e, acc| step(model, data, e, k, Blend::plain(lambda), acc, None))
+}
+
 /// The mean loss on `data`'s game positions of the mean of the model's
 /// and the linear evaluation's centipawns (how much the two together know).
 pub fn mean_with_linear_loss(model: &Model, data: &Dataset, k: f32, lambda: f32) -> f64 {
-    let sum: f64 = data
-        .entries
-        .par_chunks(4096)
-        .map(|chunk| {
-            let mut acc = vec![0.0; 2 * model.hidden];
-            chunk
-                .iter()
-                .filter(|e| !e.taught)
-                .map(|e| {
-                    let cp = model.centipawns(model.forward(data, e, &mut acc), e);
-                    let p = sigmoid((cp + e.linear) / 2.0 / k);
-                    f64::from((p - target(e, k, Blend::plain(lambda))).powi(2))
-                })
-                .sum::<f64>()
-        })
-        .sum();
-    sum / data.real().count().max(1) as f64
+    mean_over_games(model, data, |e, acc| {
+        let cp = model.centipawns(model.forward(data, e, acc), e);
+        let p = sigmoid((cp + e.linear) / 2.0 / k);
+        f64::from((p - target(e, k, Blend::plain(lambda))).powi(2))
+    })
 }
 
 /// AdamW's moments and step count.
