@@ -2,8 +2,10 @@
 //! reply that refuted a move last time), the butterfly history of quiet
 //! moves (by side, from-square and to-square) and the continuation history
 //! (a quiet move's piece kind and to-square after the piece kind and
-//! to-square of the move one or two plies back), all updated with "gravity"
-//! so that values stay within ±`HISTORY_MAX`.
+//! to-square of the move one or two plies back) and the capture history
+//! (by side, the capturing piece's kind and to-square, and the captured
+//! kind), all updated with "gravity" so that values stay within
+//! ±`HISTORY_MAX`.
 //!
 //! The tables live as long as the search threads: [`Histories`] keeps one
 //! per thread from one `go` to the next, as Stockfish does, so what a move's
@@ -53,12 +55,13 @@ impl PieceTo {
 
 /// The move-ordering memory of one search thread (about 29 MiB, allocated
 /// at the thread's first search and touched sparsely: 1 MiB of butterfly history, 2 MiB
-/// of countermoves and 25.7 MiB of continuation history, 3,584 × 3,584
-/// piece-to pairs of `i16`, shared by both colours, made only for a game
-/// that reads it).
+/// of countermoves, 98 KiB of capture history and 25.7 MiB of continuation
+/// history, 3,584 × 3,584 piece-to pairs of `i16`, shared by both colours,
+/// made only for a game that reads it).
 pub struct History {
     butterfly: Vec<i16>,
     counter: Vec<Move>,
+    capture: Vec<i16>,
     continuation: Vec<i16>,
     killers: [[Move; 2]; MAX_PLY + 1],
 }
@@ -117,6 +120,7 @@ impl History {
         if self.butterfly.is_empty() {
             self.butterfly = vec![0; 2 * 512 * 512];
             self.counter = vec![Move::NONE; 2 * 512 * 512];
+            self.capture = vec![0; 2 * PIECE_TO * PieceKind::COUNT];
         }
         if continuation && self.continuation.is_empty() {
             self.continuation = vec![0; PIECE_TO * PIECE_TO];
@@ -129,6 +133,7 @@ impl History {
         History {
             butterfly: Vec::new(),
             counter: Vec::new(),
+            capture: Vec::new(),
             continuation: Vec::new(),
             killers: [[Move::NONE; 2]; MAX_PLY + 1],
         }
@@ -139,6 +144,7 @@ impl History {
     pub fn clear(&mut self) {
         self.butterfly.fill(0);
         self.counter.fill(Move::NONE);
+        self.capture.fill(0);
         self.continuation.fill(0);
         self.killers = [[Move::NONE; 2]; MAX_PLY + 1];
     }
@@ -160,6 +166,31 @@ impl History {
     #[inline]
     pub fn update(&mut self, side: Color, m: Move, bonus: i32) {
         apply(&mut self.butterfly[History::index(side, m)], bonus);
+    }
+
+    /// The capture history slot of a capture or promotion by `side`: the
+    /// moving piece's piece-to key `pt` and the captured kind `victim` (a
+    /// promotion without capture counts as capturing a king, which no move
+    /// captures). `None` for no move.
+    #[inline]
+    fn capture_index(side: Color, pt: PieceTo, victim: Option<PieceKind>) -> Option<usize> {
+        let v = victim.unwrap_or(PieceKind::King).index();
+        (!pt.is_none()).then(|| (side.index() * PIECE_TO + pt.0 as usize) * PieceKind::COUNT + v)
+    }
+
+    /// The capture history of a capture or promotion (see [`History::capture_index`]).
+    #[inline]
+    pub fn capture_score(&self, side: Color, pt: PieceTo, victim: Option<PieceKind>) -> i32 {
+        History::capture_index(side, pt, victim).map_or(0, |i| self.capture[i] as i32)
+    }
+
+    /// Moves a capture's history by `bonus` (positive: it cut off; negative:
+    /// it was tried before the move that did).
+    #[inline]
+    pub fn update_capture(&mut self, side: Color, pt: PieceTo, victim: Option<PieceKind>, bonus: i32) {
+        if let Some(i) = History::capture_index(side, pt, victim) {
+            apply(&mut self.capture[i], bonus);
+        }
     }
 
     /// The continuation history of the quiet move `m` (piece-to key `pt`)
@@ -330,11 +361,21 @@ mod tests {
         assert!(h.continuation([c, PieceTo::NONE], pt) >= -HISTORY_MAX);
         assert!(h.continuation([c, c], pt) < -HISTORY_MAX);
         assert_eq!(h.continuation([PieceTo::NONE, c], pt), h.continuation([c, PieceTo::NONE], pt));
+        let pawn = PieceTo::of(&pos, moves[0]);
+        for _ in 0..1000 {
+            h.update_capture(Color::White, pawn, Some(PieceKind::Queen), bonus(20));
+        }
+        assert!((HISTORY_MAX / 2..=HISTORY_MAX).contains(&h.capture_score(Color::White, pawn, Some(PieceKind::Queen))));
+        assert_eq!(h.capture_score(Color::Black, pawn, Some(PieceKind::Queen)), 0, "by side");
+        assert_eq!(h.capture_score(Color::White, pawn, Some(PieceKind::Rook)), 0, "by victim");
+        assert_eq!(h.capture_score(Color::White, pawn, None), 0, "a promotion is its own slot");
+        assert_eq!(h.capture_score(Color::White, PieceTo::NONE, None), 0);
         h.set_countermove(Color::Black, moves[0], moves[5]);
         assert_eq!(h.countermove(Color::Black, moves[0]), moves[5]);
         h.clear();
         assert_eq!(h.killers(3), [Move::NONE; 2]);
         assert_eq!(h.continuation([c, c], pt), 0);
+        assert_eq!(h.capture_score(Color::White, pawn, Some(PieceKind::Queen)), 0);
     }
 
     #[test]

@@ -67,12 +67,15 @@ pub struct NodeContext {
     pub conts: [PieceTo; 2],
     /// The continuation history's weight in hundredths.
     pub cont_weight: i32,
+    /// The capture history's weight in capture order, in hundredths.
+    pub capture_weight: i32,
 }
 
 impl NodeContext {
     /// The context of a root (no move before it).
     #[cfg(test)]
-    pub const ROOT: NodeContext = NodeContext { ply: 0, prev: Move::NONE, conts: [PieceTo::NONE; 2], cont_weight: 0 };
+    pub const ROOT: NodeContext =
+        NodeContext { ply: 0, prev: Move::NONE, conts: [PieceTo::NONE; 2], cont_weight: 0, capture_weight: 0 };
 }
 
 /// The moves of every node on the current path, as one stack.
@@ -200,7 +203,7 @@ impl MoveBuffer {
             *score = if m == tt_move {
                 TT_MOVE
             } else if let Some(s) = capture_score(pos, m) {
-                s
+                s + hist.capture_score(side, PieceTo::of(pos, m), captured(pos, m)) * node.capture_weight / 100
             } else if m == killers[0] {
                 KILLER_1
             } else if m == killers[1] {

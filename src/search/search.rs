@@ -22,7 +22,7 @@
 //! cannot refute) and keeps its checks from exchange pruning.
 
 use super::history::{PieceTo, bonus};
-use super::movepick::is_quiet;
+use super::movepick::{captured, is_quiet};
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mate_distance, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
 use super::tt::TtBound;
@@ -158,6 +158,7 @@ impl Searcher<'_> {
         let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
         let (mut best, mut best_move) = (-INF, Move::NONE);
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut captures: ArrayVec<Move, 32> = ArrayVec::new();
         let mut tried = 0;
         let mut checks = None;
         // Alpha is a mate within three plies: only a mate by this very move
@@ -207,7 +208,7 @@ impl Searcher<'_> {
                 } else if sw.see_pruning
                     && !pv_node
                     && depth <= t.see_capture_depth
-                    && !see_ge(&self.pos, m, -t.see_capture_margin * depth)
+                    && !see_ge(&self.pos, m, -t.see_capture_margin * depth - self.capture_relief(m))
                 {
                     continue;
                 }
@@ -252,9 +253,15 @@ impl Searcher<'_> {
                         self.update_pv(ply, m);
                     }
                     if score >= beta {
+                        let side = self.pos.side_to_move();
+                        let b = bonus(depth);
+                        if !quiet {
+                            self.update_capture(m, b);
+                        }
+                        for &c in &captures {
+                            self.update_capture(c, -b);
+                        }
                         if quiet {
-                            let side = self.pos.side_to_move();
-                            let b = bonus(depth);
                             self.hist.update(side, m, b);
                             self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, m), b);
                             for &q in &quiets {
@@ -271,6 +278,8 @@ impl Searcher<'_> {
             }
             if quiet {
                 let _ = quiets.try_push(m);
+            } else {
+                let _ = captures.try_push(m);
             }
         }
         self.buf.truncate(start);
@@ -278,6 +287,23 @@ impl Searcher<'_> {
         let stored = if best_move.is_none() { tt_move } else { best_move };
         self.shared.tt.store(key, stored, score_to_tt(best, ply), depth, bound);
         best
+    }
+
+    /// Moves the capture history of the capture or promotion `m` by `bonus`.
+    fn update_capture(&mut self, m: Move, bonus: i32) {
+        let (side, pt, victim) = (self.pos.side_to_move(), PieceTo::of(&self.pos, m), captured(&self.pos, m));
+        self.hist.update_capture(side, pt, victim, bonus);
+    }
+
+    /// How much further than its depth's margin the capture `m` may lose in
+    /// exchange before it is pruned: its capture history over
+    /// `capture_see_div` (a capture that cut off often is kept longer).
+    fn capture_relief(&self, m: Move) -> i32 {
+        if self.t.capture_see_div == 0 {
+            return 0;
+        }
+        let (side, pt, victim) = (self.pos.side_to_move(), PieceTo::of(&self.pos, m), captured(&self.pos, m));
+        self.hist.capture_score(side, pt, victim) / self.t.capture_see_div
     }
 
     /// Whether the move that led to this node threatens mate: it put a

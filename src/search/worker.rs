@@ -215,7 +215,13 @@ impl<'a> Searcher<'a> {
             let two_back = if ply >= 2 { self.stack[ply - 2].piece_to } else { PieceTo::NONE };
             [self.stack[ply - 1].piece_to, two_back]
         };
-        NodeContext { ply, prev: self.stack[ply - 1].mv, conts, cont_weight }
+        NodeContext {
+            ply,
+            prev: self.stack[ply - 1].mv,
+            conts,
+            cont_weight,
+            capture_weight: self.t.capture_history_weight,
+        }
     }
 
     /// Makes `m` the head of the PV at `ply`, followed by the child's PV.
