@@ -1,6 +1,10 @@
 //! The match runner behind `cubist match`: engines as UCI child processes,
 //! games refereed by the rules library, round robin or gauntlet pairings,
-//! worker threads, statistics with SPRT, progress and game records.
+//! worker threads, statistics with SPRT, progress and game records; and the
+//! tools beside it: `cubist merge` ([`merge`]) and `cubist spsa` ([`spsa`]),
+//! which build on it, `cubist book` ([`book`]) and `cubist analyse`
+//! ([`analysis`]), which search in-process. The GUI shares its engine
+//! processes, records and referee ([`record`], [`referee`]).
 //!
 //! Each worker thread owns its engine processes and plays one game at a time;
 //! the calling thread collects results, updates the statistics and the

@@ -1,5 +1,6 @@
 //! A UCI engine as a child process: spawn, handshake, options, `isready`
-//! with a timeout, `go` with the referee's own clock, and kill.
+//! with a timeout, `go` with the referee's own clock, and kill; and the one
+//! parser of engines' `info` lines ([`InfoLine`]), which the GUI uses too.
 //!
 //! A reader thread per engine timestamps every line the engine writes and
 //! feeds it to a channel, so that every wait has a deadline and a crash
