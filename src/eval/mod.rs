@@ -16,7 +16,7 @@
 //! move to move) → this module's interface.
 
 pub(crate) mod cache;
-pub mod evaluator;
+pub(crate) mod evaluator;
 pub(crate) mod linear;
 pub mod nnue;
 pub(crate) mod pair;
