@@ -1,6 +1,7 @@
 //! `bench`: a fixed search over fixed positions of both variants, the speed
 //! benchmark and (with one thread) a determinism signature: the node total is
-//! the same on every run and every machine.
+//! the same on every run and every machine. `cubist bench` and the UCI
+//! `bench` command run it alike, their arguments read by [`BenchArgs`].
 //!
 //! The middle- and end-game positions come from seeded greedy-versus-random
 //! games played with this library from each start position; every FEN is

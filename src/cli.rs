@@ -1,6 +1,9 @@
-//! The command line of the `cubist` binary: clap's structures for `uci`,
-//! `perft`, `bench`, `match` and `merge`, and the spelling fastchess and cutechess-cli
-//! users type (`-engine`, `-each`, `-pgnout file=…`) turned into Cubist's.
+//! The command line of the `cubist` binary: clap's structures for every
+//! subcommand (`Command`: uci, perft, match, merge, bench, gui, datagen,
+//! tune, convert, train, spsa, book, analyse), the jobs and options they
+//! turn into for the library's drivers, and the single-dash spelling that
+//! fastchess and cutechess-cli users type (`-engine`, `-each`, `-pgnout
+//! file=…`) turned into Cubist's ([`normalise_args`]).
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};

@@ -1,22 +1,25 @@
 //! Cubist: a chess engine for 3D chess (HyperDimension Chess and Haberkorn's
 //! space chess) on an 8×8×8 cube.
 //!
-//! The library's face is what the `cubist` binary, the tests, the benches
-//! and the examples use; everything else is crate-private. Data flows one
-//! way: [`core`] (the rules) → [`eval`] (scoring a position) → [`search`]
-//! → the drivers ([`uci`], [`arena`], [`gui`], [`learn`], [`bench`](mod@bench),
-//! [`perft`]). docs/design.md walks through the rooms.
+//! The library's face is what the `cubist` binary, the tests, the benches,
+//! the examples and the Python package (`python/`) use; most of the
+//! rest is crate-private. Data flows one way: [`core`] (the rules) → [`eval`]
+//! (scoring a position) → [`search`] → the drivers ([`uci`], [`arena`],
+//! [`gui`], [`learn`], [`bench`](mod@bench), [`perft`]). docs/design.md
+//! walks through the rooms.
 //!
 //! The public modules: [`core`] the rules (squares, bitboards, variants,
 //! positions, legal moves, 3D-FEN, move text, the mate prover); [`eval`]
-//! the [`eval::Evaluator`] interface and the linear evaluation with its
-//! weights; [`search`] the [`Engine`] with its threads, limits, settings
-//! and reports; [`uci`] the stdin/stdout loop; [`arena`] the match runner
-//! (`cubist match`, `cubist merge`, shards); [`gui`] the browser GUI's
-//! server; [`learn`] self-play data and the weight fit; [`bench`](mod@bench) the
-//! speed benchmark and node-count signature; [`perft`] move-tree counts;
-//! [`cpu`] the processor check of the binary and the Python package;
-//! [`files`] writing files whole.
+//! the [`eval::Evaluator`] interface, the linear evaluation with its
+//! weights and the networks; [`search`] the [`Engine`] with its threads,
+//! limits, settings and reports; [`uci`] the stdin/stdout loop; [`arena`]
+//! the match runner (`cubist match`, `cubist merge`, shards) and the tools
+//! beside it (`cubist spsa`, `cubist book`, `cubist analyse`); [`gui`]
+//! the browser GUI's server (cargo feature `gui`); [`learn`] self-play
+//! data, the weight fit and the network's training; [`bench`](mod@bench)
+//! the speed benchmark and node-count signature; [`perft`] move-tree
+//! counts; [`cpu`] the processor check of the binary and the Python
+//! package; [`files`] writing files whole and the FNV-1a checksum.
 
 pub mod arena;
 pub mod bench;

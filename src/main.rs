@@ -1,6 +1,9 @@
-//! The `cubist` binary: the UCI loop by default (or `cubist uci`) and the subcommands of `cli.rs`'s
-//! `Command` (perft, match, merge, bench, gui, datagen, tune, convert, train, spsa, book, analyse), each parsed
-//! there and run here through the library.
+//! The `cubist` binary: checks that the processor can run this build, then
+//! runs the UCI loop by default (or `cubist uci`) or one of the subcommands
+//! of `cli.rs`'s `Command` (perft, match, merge, bench, gui (with the cargo
+//! feature `gui`), datagen, tune, convert, train, spsa, book, analyse), each
+//! parsed there and run here through one library driver, its output printed
+//! and its error reported.
 
 mod cli;
 

@@ -1,5 +1,7 @@
-//! The match settings and their fastchess-style `key=value` text: engines,
-//! limits, openings, adjudication and SPRT.
+//! The match settings and their fastchess-style `key=value` text: engines
+//! (with their time controls and limits), openings, adjudication, SPRT and
+//! the output (records file, log, results format), and the checks a match
+//! runs before anything starts ([`MatchConfig::validate`]).
 
 use super::shard::Shard;
 use super::state::{deserialize_variant, serialize_variant};

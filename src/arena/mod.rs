@@ -1,13 +1,17 @@
 //! The match runner behind `cubist match`: engines as UCI child processes,
 //! games refereed by the rules library, round robin or gauntlet pairings,
-//! worker threads, statistics with SPRT, progress and game records.
+//! worker threads, statistics with SPRT, progress and game records; and the
+//! tools beside it: `cubist merge` ([`merge`]) and `cubist spsa` ([`spsa`]),
+//! which build on it, `cubist book` ([`book`]) and `cubist analyse`
+//! ([`analysis`]), which search in-process. The GUI shares its engine
+//! processes, records and referee ([`record`], `referee`).
 //!
 //! Each worker thread owns its engine processes and plays one game at a time;
 //! the calling thread collects results, updates the statistics and the
 //! progress bar and stops the match when the SPRT decides. When all the
 //! games of a block (one round of one pairing: its game pair) are in, it
 //! writes their records (synced), the state file and the results JSON
-//! ([`state`]): a match interrupted by SIGINT or SIGTERM, or killed, is
+//! (`state`): a match interrupted by SIGINT or SIGTERM, or killed, is
 //! resumed from there ([`resume_match`]), replaying only the blocks that
 //! were in progress.
 //!
@@ -21,20 +25,20 @@
 pub mod analysis;
 pub mod book;
 pub mod config;
-pub mod error;
+pub(crate) mod error;
 pub(crate) mod fingerprint;
-pub mod game;
+pub(crate) mod game;
 pub mod merge;
 pub(crate) mod openings;
 pub(crate) mod process;
 pub mod record;
-pub mod referee;
+pub(crate) mod referee;
 pub(crate) mod results;
-pub mod run;
-pub mod schedule;
+pub(crate) mod run;
+pub(crate) mod schedule;
 pub mod shard;
 pub mod spsa;
-pub mod state;
+pub(crate) mod state;
 pub mod stats;
 pub mod summary;
 

@@ -1,4 +1,5 @@
-//! Openings: the start positions of the rounds, from a FEN/EPD file, from the
+//! Openings: the start positions of the rounds, from a FEN/EPD file or the
+//! built-in book of the game (see [`super::book::builtin`]), from the
 //! variant's start, or (haberkorn) from every white/black setup-layer pair,
 //! optionally followed by random plies.
 

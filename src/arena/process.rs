@@ -1,5 +1,6 @@
 //! A UCI engine as a child process: spawn, handshake, options, `isready`
-//! with a timeout, `go` with the referee's own clock, and kill.
+//! with a timeout, `go` with the referee's own clock, and kill; and the one
+//! parser of engines' `info` lines ([`InfoLine`]), which the GUI uses too.
 //!
 //! A reader thread per engine timestamps every line the engine writes and
 //! feeds it to a channel, so that every wait has a deadline and a crash
@@ -361,6 +362,7 @@ impl EngineProcess {
 
     /// The next line the engine writes, waiting at most `timeout` (`None` when
     /// nothing came): for clients that follow a search line by line.
+    #[cfg_attr(not(feature = "gui"), allow(dead_code))] // the GUI's engine driver reads this way
     pub fn read_line(&mut self, timeout: Duration) -> Result<Option<String>, ProcessError> {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => {

@@ -1,6 +1,8 @@
 //! Game records: a PGN-style text with the moves in protocol move text
-//! (`e2-IVe4-IV`), written and flushed as each game ends, and read back.
-//! The format is documented in protocol.md ("Matches").
+//! (`e2-IVe4-IV`), written and read back: tags, moves, each move's comment,
+//! and the analysis notes of `cubist analyse` (marks `?!`/`?`/`??` and a
+//! better line as a variation). The format is documented in protocol.md
+//! ("Matches", "Game analysis").
 
 use crate::core::square::ROMAN;
 use crate::core::{Position, Variant, VariantKind};

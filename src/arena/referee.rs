@@ -52,6 +52,7 @@ impl Clock {
     }
 
     /// This clock with `remaining` left after `moves_made` moves (a resumed game).
+    #[cfg_attr(not(feature = "gui"), allow(dead_code))] // the GUI's clocks
     pub fn resumed(mut self, remaining: Duration, moves_made: u32) -> Clock {
         self.remaining = remaining;
         self.moves_made = moves_made;
@@ -59,16 +60,19 @@ impl Clock {
     }
 
     /// Whether this is a game clock (a time control), not only a move limit.
+    #[cfg_attr(not(feature = "gui"), allow(dead_code))] // the GUI's clocks
     pub fn is_game_clock(&self) -> bool {
         self.limit.tc.is_some()
     }
 
     /// The time left on the game clock before the running move (zero without a time control).
+    #[cfg_attr(not(feature = "gui"), allow(dead_code))] // the GUI's clocks
     pub fn remaining(&self) -> Duration {
         self.remaining
     }
 
     /// This clock while its move runs, `elapsed` into it: that time is off the game clock.
+    #[cfg_attr(not(feature = "gui"), allow(dead_code))] // the GUI's clocks
     pub fn running(&self, elapsed: Duration) -> Clock {
         Clock { remaining: self.remaining.saturating_sub(elapsed), ..self.clone() }
     }

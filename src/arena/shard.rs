@@ -1,5 +1,5 @@
-//! Shards: one of N slices of independent work (the game pairs of a match;
-//! later the games of data generation), so that an existing batch system —
+//! Shards: one of N slices of independent work (the game pairs of a match,
+//! the games of `cubist datagen`), so that an existing batch system —
 //! GNU parallel, a Slurm job array, a Kubernetes indexed Job — runs the
 //! slices on many machines and their results merge exactly.
 //!

@@ -1,5 +1,6 @@
 //! Match statistics: W/D/L, score, Elo with a 95% interval, LOS, draw ratio,
-//! pentanomial counts of paired games and the SPRT log-likelihood ratio.
+//! pentanomial counts of paired games, the SPRT log-likelihood ratio and a
+//! test's verdict, by its bounds or at its game budget ([`Verdict`]).
 //!
 //! The SPRT is the generalised SPRT (GSPRT) in the normal approximation of
 //! Michel Van den Bergh, as fishtest and fastchess compute it: with `n`

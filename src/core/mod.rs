@@ -1,5 +1,6 @@
 //! The rules: squares, bitboards, geometry, variants, positions, legal moves,
-//! 3D-FEN and move text. No I/O, no threads.
+//! 3D-FEN and move text, and the brute-force mate prover with its tactics
+//! file format. No I/O, no threads.
 
 pub(crate) mod bitboard;
 pub(crate) mod checks;

@@ -1,5 +1,6 @@
 //! `Move`: a from-square, a to-square, an optional promotion and a flag for
-//! the two moves that do more than move one piece (en passant, castling).
+//! the two moves that do more than move one piece (en passant, castling);
+//! and `MoveList`, room on the stack for every legal move of any position.
 
 use super::piece::PieceKind;
 use super::square::Square;

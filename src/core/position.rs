@@ -1,5 +1,10 @@
 //! `Position`: the pieces, the side to move and the state the rules need, with
 //! make/unmake, attack tests and the game state (mate, stalemate, draws).
+//! `make` keeps the Zobrist keys (of the position and of its pawns), the
+//! key history for repetitions, the checkers and one byte of occupancy per
+//! line of the board and colour, and returns an [`Undo`] that records the
+//! pieces the move took off and put on ([`Undo::changes`]) for the
+//! evaluations' incremental state.
 
 use super::bitboard::Bitboard;
 use super::geometry::{Geometry, LineRef, MAX_LINES, NUM_DIRS};

@@ -1,6 +1,11 @@
 //! A variant described as data: how each kind moves, the pawn patterns, the
 //! castling table, the promotion set and the board size. One move generator
 //! reads these tables for `hdc` and for `haberkorn` on 3 to 8 layers.
+//!
+//! Also the games' names: [`VariantKind`], the one spelling of a game, and
+//! [`PerGame`], one value per game (the tables that differ by game); and
+//! [`Variant`], a game with its options, its standard setup and its start
+//! position.
 
 use super::bitboard::Bitboard;
 use super::geometry::{DIRS, Geometry, NUM_DIRS, axis_of, dir_order, opposite, runs_up};

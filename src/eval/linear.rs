@@ -452,7 +452,7 @@ pub fn evaluate_cached(pos: &Position, cache: &mut EvalCache, sums: &Sums) -> i3
 const LEVELS_RESERVED: usize = 160;
 
 /// The linear evaluation of a search thread: its cache of evaluations and
-/// pawn terms, and a stack of [`Sums`] (material, placement and phase), one
+/// pawn terms, and a stack of `Sums` (material, placement and phase), one
 /// level per move made on the way from the root, updated from each move's
 /// [`PieceChanges`].
 pub struct Linear {

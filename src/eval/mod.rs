@@ -5,7 +5,10 @@
 //! safety, pawn structure), one fitted weight set per game; and the
 //! networks of [`nnue`]. Each game's default is its built-in network
 //! (under `nets/`, embedded in the binary): a residual network whose output
-//! is added to the linear evaluation's.
+//! is added to the linear evaluation's. This module holds [`Networks`], at
+//! most one network per game (the built-in ones, or what `EvalFile` loaded),
+//! and [`SearchEval`], a search thread's evaluation: its game's network, or
+//! the linear evaluation when there is none.
 //!
 //! Inside, data flows one way: `pair` (the mg/eg unit) → `weights` (the
 //! fitted sets) → `psq` (the material and placement tables) → `linear`
@@ -13,7 +16,7 @@
 //! move to move) → this module's interface.
 
 pub(crate) mod cache;
-pub mod evaluator;
+pub(crate) mod evaluator;
 pub(crate) mod linear;
 pub mod nnue;
 pub(crate) mod pair;

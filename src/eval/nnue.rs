@@ -29,7 +29,7 @@
 //!
 //! The net file (little-endian): the magic `CUBNNUE1`, u8 game (0 hdc,
 //! 1 haberkorn), u8 architecture ([`ARCH`] or [`ARCH_RESIDUAL`]), u16 0
-//! (a residual network: the [`Weights::fingerprint`] of the linear weights
+//! (a residual network: the [`fingerprint`](crate::eval::weights::Weights::fingerprint) of the linear weights
 //! it was trained on, which must be this build's), u32 inputs, u32 hidden
 //! size H, i32 scale, then i16 first-layer weights (input-major, H a row),
 //! i16 first-layer biases (H), i16 output weights (2H), i32 output bias,

@@ -2,7 +2,7 @@
 // Data: d1.txt (`cubist datagen --games 100000 --nodes 2000 --threads 2 --game both --seed 1`, stopped after
 // 18.5 min: 98,894 positions) and d2.txt (the same with `--threads 1 --seed 2` and the row-7 material, stopped
 // after 8 min: 20,592 positions); not in the repository (these commands make similar sets).
-// Command: cubist tune --data /tmp/data/d1.txt /tmp/data/d2.txt --game hdc --epochs 1000 --validation 0 --out src/core/weights_hdc.rs (this file, since moved to src/eval/)
+// Command: cubist tune --data /tmp/data/d1.txt /tmp/data/d2.txt --game hdc --epochs 1000 --validation 0 --out src/core/weights_hdc.rs (this file, now src/eval/weights_hdc.rs)
 /// The evaluation weights of hdc, fitted by `cubist tune`.
 pub const HDC_WEIGHTS: Weights = Weights {
     tempo: 11,

@@ -1,6 +1,8 @@
 //! One game on the server: the position (checked by the rules library), the
 //! players (a human or an engine each), clocks, engine searches and the record
-//! on disk, rewritten and flushed after every move.
+//! on disk, rewritten and flushed after every move. The clocks, the game's
+//! ends and the engines' `go` lines are the match runner's
+//! ([`crate::arena::referee`]).
 
 use super::GuiError;
 use super::engine::{EngineCmd, EngineEvent, Job, ProcessCap, SearchJob, Worker};

@@ -3,11 +3,17 @@
 //!
 //! The server is a UCI client: engines run as child processes named on the
 //! command line only ([`engine`]); every human move is checked with the rules
-//! library ([`game`]); every game is written to the games folder as a match
+//! library (`game`); every game is written to the games folder as a match
 //! record after each move, so unfinished games can be resumed ([`server`]).
+//! Only the analysis of a record searches in the server's own process
+//! (`cubist analyse`'s [`crate::arena::analysis`]).
+//!
+//! This module turns `cubist gui`'s options into the server's
+//! configuration ([`GuiOptions`], [`GuiConfig`]), checks each `--engine`
+//! and runs the server ([`run`]).
 
 pub mod engine;
-pub mod files;
+pub(crate) mod files;
 pub(crate) mod game;
 pub mod listen;
 pub mod server;

@@ -9,7 +9,9 @@
 //! the hash table cleared before each game, node-limited searches), so a
 //! rerun with the same seed reproduces the same games whatever the thread
 //! count; only their order in the file depends on which game finishes
-//! first.
+//! first. A run plays one shard of the games (`--shard K/N`, see
+//! [`crate::arena::shard`]) and skips the games already in the binary file
+//! it resumes.
 //!
 //! The output is either format of [`super::data`] (documented in
 //! protocol.md, "Data sets"): game records in the binary format (every ply's

@@ -1,6 +1,8 @@
-//! The [`Engine`]: settings, the table and threads kept between moves, and
-//! the one way from `go` into a search (or a test baseline) on a background
-//! thread, so the protocol loop stays responsive.
+//! The [`Engine`]: the settings, the transposition table and the thread pool
+//! kept between moves. `go` starts a job on the pool (a weakened one below
+//! full `Skill Level`, see `skill.rs`) and returns at once, so the
+//! protocol loop stays responsive; the job picks the move through
+//! `strategy.rs` and reports it as `bestmove`.
 
 use super::limits::{Limits, Settings, Strategy};
 use super::params::SearchParams;

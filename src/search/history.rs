@@ -11,7 +11,9 @@
 //! per thread from one `go` to the next, as Stockfish does, so what a move's
 //! search learnt orders the next move's search; `ucinewgame` (and `Clear
 //! Hash`) forget them. Killers, which are tied to plies, start empty at each
-//! search.
+//! search. A thread's tables are allocated at its first search, the
+//! continuation history only for a game that reads it (`cont_history_weight`
+//! above 0), so idle threads and a game without it pay no memory for them.
 
 use super::score::MAX_PLY;
 use crate::core::{Color, Move, PieceKind, Position};

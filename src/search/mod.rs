@@ -1,6 +1,10 @@
 //! The search side of the engine: what the protocol layer asks for (limits,
-//! settings) and what it gets back (reports), and the [`Engine`] that runs a
-//! search on a background thread so the protocol loop stays responsive.
+//! settings) and what it gets back (reports), the [`Engine`] that runs a
+//! search on a background thread so the protocol loop stays responsive, and
+//! the search itself: Lazy SMP over a persistent thread pool, iterative
+//! deepening, principal-variation and quiescence search, move ordering,
+//! the shared transposition table, time management, playing levels and the
+//! tunable numbers and switches (`params.rs`).
 //!
 //! The search never prints: it reports through a callback that the UCI layer
 //! formats (Stockfish's split between `Engine` and `UCIEngine`).

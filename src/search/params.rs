@@ -1,6 +1,8 @@
-//! Every number the search and the time manager tune, with its default, its
-//! range and the reason it exists, and the on/off switches of the pruning
-//! techniques (kept apart: a switch is for measuring, a number for tuning).
+//! Every number the search and the time manager tune, with its default in
+//! each game, its range and the reason it exists ([`GameTunables`]: one set
+//! a game, set by option names such as `lmr_base_hdc`), the on/off switches
+//! of the pruning techniques (kept apart: a switch is for measuring, a
+//! number for tuning), and the [`SearchParams`] a search reads them from.
 //!
 //! 3D chess has 100–250 legal moves a node where chess has about 35, so the
 //! move-count based numbers here are partly shares of the node's move count

@@ -1,16 +1,19 @@
 //! The principal-variation search of a node below the root: transposition
 //! table cutoffs, reverse futility and null-move pruning (verified where
 //! zugzwang is plausible), then the move loop with late-move pruning,
-//! futility and exchange pruning near the leaves, late-move reductions and a
-//! check extension. Repetitions, the fifty-move rule and dead material score
-//! as draws; mate scores count plies from the root.
+//! futility and exchange pruning near the leaves, late-move reductions
+//! (less for a move with good history, see `lmr_history_div`) and a check
+//! extension. Repetitions, the fifty-move rule and dead material score as
+//! draws; mate scores count plies from the root.
 //!
 //! Calibrated for 3D: a node has 100–250 legal moves, so the late-move count
-//! grows with the node's move count, and moves that give check are never
-//! pruned by move count, futility or exchange loss (a quiet mating check
-//! deep in a long move list must still be tried).
+//! grows with the node's move count, and moves that give check without
+//! losing material in exchange are never pruned by move count, futility or
+//! exchange loss, and are reduced less (a quiet mating check deep in a long
+//! move list must still be tried; checks that hang the checking piece,
+//! frequent with 26-direction queens, are treated like other moves).
 //!
-//! Three guards keep short mates visible: no reverse futility at a node
+//! Four guards keep short mates visible: no reverse futility at a node
 //! whose last move put a piece next to the mover's king when that king has
 //! at most `threat_flights` squares to go to; no late-move pruning or
 //! reduction while the window lies in mate range (a faster mate or a longer
@@ -19,7 +22,9 @@
 //! later iteration full-width); a side whose alpha is `lost_margin` or
 //! more below zero makes no null move, prunes no node by reverse futility
 //! (the winning side's quiet key move leaves a reply that a static margin
-//! cannot refute) and keeps its checks from exchange pruning.
+//! cannot refute) and keeps its checks from exchange pruning; and a node
+//! whose alpha is already a mate within three plies searches only its
+//! checking moves (`mate_checks_only`: nothing else can beat it).
 
 use super::history::{PieceTo, bonus};
 use super::movepick::{captured, is_quiet};

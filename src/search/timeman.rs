@@ -5,9 +5,10 @@
 //! to go (`movestogo`, else 50) plus three quarters of the increment, at most
 //! 40% of the clock; the hard limit is three times the soft one, at most 60%
 //! of the clock. A new iteration starts only before 55% of the (scaled) soft
-//! limit (every one of these numbers is a tunable of `params.rs`), since it usually takes longer than all earlier ones together. The
-//! search may stretch the soft limit while its best move is unstable and
-//! shrink it when the best move holds. `Move Overhead` is kept back from
+//! limit, since it usually takes longer than all earlier ones together
+//! (every one of these numbers is a tunable of `params.rs`). The search may
+//! stretch the soft limit while its best move is unstable and shrink it
+//! when the best move holds. `Move Overhead` is kept back from
 //! every figure. `movetime` is a hard limit only: the search uses all of it,
 //! as Stockfish does.
 

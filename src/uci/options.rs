@@ -1,6 +1,8 @@
 //! The engine's UCI options: their names, types, ranges and defaults (one
 //! table, [`SPECS`]), the values in force, and what they mean for the search
-//! ([`Settings`]) and for the game ([`Variant`]).
+//! ([`Settings`]) and for the game ([`Variant`]); the networks `EvalFile`
+//! loads, and in builds with the cargo feature `tune` every search tunable
+//! as an option per game.
 //!
 //! Names are matched case-insensitively, as the UCI specification asks. A
 //! value that does not fit its option is refused with an [`OptionError`] and

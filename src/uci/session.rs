@@ -1,6 +1,7 @@
 //! The state of one UCI session (options, position, engine, perft job) and
-//! the handler of every command. The loop and the command table are in
-//! `uci/mod.rs`; input parsing in `command.rs`; output text in `fmt.rs`.
+//! the handler of every command but `help` and `register`, which the loop
+//! and the command table in `uci/mod.rs` answer themselves; input parsing
+//! is in `command.rs`, output text in `fmt.rs`.
 
 use super::call::{Call, Flow, Handled};
 use super::command::{self, CommandError, GoCommand, Start};
