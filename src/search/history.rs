@@ -1,6 +1,6 @@
 //! Per-thread move-ordering memory: killer moves per ply, countermoves (the
 //! reply that refuted a move last time), the butterfly history of quiet
-//! moves (by side, from-square and to-square) and the continuation history
+//! moves (by side, from-square and to-square), the continuation history
 //! (a quiet move's piece kind and to-square after the piece kind and
 //! to-square of the move one or two plies back) and the capture history
 //! (by side, the capturing piece's kind and to-square, and the captured

@@ -1,9 +1,9 @@
 //! The principal-variation search of a node below the root: transposition
 //! table cutoffs, reverse futility and null-move pruning (verified where
 //! zugzwang is plausible), then the move loop with late-move pruning,
-//! futility and exchange pruning near the leaves, late-move reductions
-//! (less for a move with good history, see `lmr_history_div`) and a check
-//! extension. Repetitions, the fifty-move rule and dead material score as
+//! futility and exchange pruning near the leaves (a capture with good
+//! capture history may lose more), late-move reductions (less for a move
+//! with good history, see `lmr_history_div`) and a check extension. Repetitions, the fifty-move rule and dead material score as
 //! draws; mate scores count plies from the root.
 //!
 //! Calibrated for 3D: a node has 100–250 legal moves, so the late-move count
