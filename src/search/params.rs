@@ -137,8 +137,8 @@ tunables! {
     mate_reach_slack = 0, 0; 0, 4, "Plies beyond the remaining depth within which a mate proven in the window still turns off late-move pruning and reductions. 0: 2 (a check extension each way) let a haberkorn depth-6 search spend 30 M nodes on full-width attacks under a mate 5 (rows 43, 44 of docs/strength.md).";
     mate_checks_only = 1, 1; 0, 1, "1: a node whose alpha is a mate within three plies searches only checking moves (nothing else can beat it: sound). Rows 43, 44.";
     cont_history_weight = 0, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either). Off in hdc: row 42 of docs/strength.md.";
-    capture_history_weight = 50, 50; 0, 200, "Weight of the capture history (by side, capturing piece and square, captured kind) added to a capture's order score (its victim's value times 16 less its capturer's eighth), in hundredths.";
-    capture_see_div = 64, 64; 0, 1024, "The exchange-loss margin of capture pruning widens by one centipawn per this much capture history (and narrows for a bad one); 0: the history plays no part.";
+    capture_history_weight = 50, 0; 0, 200, "Weight of the capture history (by side, capturing piece and square, captured kind) added to a capture's order score (its victim's value times 16 less its capturer's eighth), in hundredths. Off in haberkorn: row 46 of docs/strength.md.";
+    capture_see_div = 64, 0; 0, 1024, "The exchange-loss margin of capture pruning widens by one centipawn per this much capture history (and narrows for a bad one); 0: the history plays no part.";
     qs_recaptures_from = 4, 4; 1, 32, "Quiescence plies after which only recaptures are searched.";
     qs_futility_margin = 200, 200; 0, 1000, "A quiescence capture whose gain cannot lift stand-pat plus this to alpha is skipped.";
     tm_moves_to_go = 50, 50; 10, 100, "Moves the clock is shared over when the GUI sends no movestogo.";
