@@ -16,6 +16,7 @@
 //! above 0), so idle threads and a game without it pay no memory for them.
 
 use super::score::MAX_PLY;
+use super::see::captured;
 use crate::core::{Color, Move, PieceKind, Position};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -52,6 +53,31 @@ impl PieceTo {
     #[inline]
     pub fn is_none(self) -> bool {
         self == PieceTo::NONE
+    }
+}
+
+/// A capture's or promotion's key in the capture history: the side, the
+/// moving piece's piece-to key and the captured kind (a promotion without
+/// capture counts as capturing a king, which no move captures).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CaptureKey {
+    side: Color,
+    pt: PieceTo,
+    victim: Option<PieceKind>,
+}
+
+impl CaptureKey {
+    /// The key of `m` in `pos` before it is made.
+    #[inline]
+    pub fn of(pos: &Position, m: Move) -> CaptureKey {
+        CaptureKey { side: pos.side_to_move(), pt: PieceTo::of(pos, m), victim: captured(pos, m) }
+    }
+
+    /// The table slot (`None` for no move).
+    #[inline]
+    fn index(self) -> Option<usize> {
+        let v = self.victim.unwrap_or(PieceKind::King).index();
+        (!self.pt.is_none()).then(|| (self.side.index() * PIECE_TO + self.pt.0 as usize) * PieceKind::COUNT + v)
     }
 }
 
@@ -170,27 +196,17 @@ impl History {
         apply(&mut self.butterfly[History::index(side, m)], bonus);
     }
 
-    /// The capture history slot of a capture or promotion by `side`: the
-    /// moving piece's piece-to key `pt` and the captured kind `victim` (a
-    /// promotion without capture counts as capturing a king, which no move
-    /// captures). `None` for no move.
+    /// The capture history of a capture or promotion.
     #[inline]
-    fn capture_index(side: Color, pt: PieceTo, victim: Option<PieceKind>) -> Option<usize> {
-        let v = victim.unwrap_or(PieceKind::King).index();
-        (!pt.is_none()).then(|| (side.index() * PIECE_TO + pt.0 as usize) * PieceKind::COUNT + v)
-    }
-
-    /// The capture history of a capture or promotion (see [`History::capture_index`]).
-    #[inline]
-    pub fn capture_score(&self, side: Color, pt: PieceTo, victim: Option<PieceKind>) -> i32 {
-        History::capture_index(side, pt, victim).map_or(0, |i| self.capture[i] as i32)
+    pub fn capture_score(&self, key: CaptureKey) -> i32 {
+        key.index().map_or(0, |i| self.capture[i] as i32)
     }
 
     /// Moves a capture's history by `bonus` (positive: it cut off; negative:
     /// it was tried before the move that did).
     #[inline]
-    pub fn update_capture(&mut self, side: Color, pt: PieceTo, victim: Option<PieceKind>, bonus: i32) {
-        if let Some(i) = History::capture_index(side, pt, victim) {
+    pub fn update_capture(&mut self, key: CaptureKey, bonus: i32) {
+        if let Some(i) = key.index() {
             apply(&mut self.capture[i], bonus);
         }
     }
@@ -364,20 +380,21 @@ mod tests {
         assert!(h.continuation([c, c], pt) < -HISTORY_MAX);
         assert_eq!(h.continuation([PieceTo::NONE, c], pt), h.continuation([c, PieceTo::NONE], pt));
         let pawn = PieceTo::of(&pos, moves[0]);
+        let key = |side, victim| CaptureKey { side, pt: pawn, victim };
         for _ in 0..1000 {
-            h.update_capture(Color::White, pawn, Some(PieceKind::Queen), bonus(20));
+            h.update_capture(key(Color::White, Some(PieceKind::Queen)), bonus(20));
         }
-        assert!((HISTORY_MAX / 2..=HISTORY_MAX).contains(&h.capture_score(Color::White, pawn, Some(PieceKind::Queen))));
-        assert_eq!(h.capture_score(Color::Black, pawn, Some(PieceKind::Queen)), 0, "by side");
-        assert_eq!(h.capture_score(Color::White, pawn, Some(PieceKind::Rook)), 0, "by victim");
-        assert_eq!(h.capture_score(Color::White, pawn, None), 0, "a promotion is its own slot");
-        assert_eq!(h.capture_score(Color::White, PieceTo::NONE, None), 0);
+        assert!((HISTORY_MAX / 2..=HISTORY_MAX).contains(&h.capture_score(key(Color::White, Some(PieceKind::Queen)))));
+        assert_eq!(h.capture_score(key(Color::Black, Some(PieceKind::Queen))), 0, "by side");
+        assert_eq!(h.capture_score(key(Color::White, Some(PieceKind::Rook))), 0, "by victim");
+        assert_eq!(h.capture_score(key(Color::White, None)), 0, "a promotion is its own slot");
+        assert_eq!(h.capture_score(CaptureKey { side: Color::White, pt: PieceTo::NONE, victim: None }), 0);
         h.set_countermove(Color::Black, moves[0], moves[5]);
         assert_eq!(h.countermove(Color::Black, moves[0]), moves[5]);
         h.clear();
         assert_eq!(h.killers(3), [Move::NONE; 2]);
         assert_eq!(h.continuation([c, c], pt), 0);
-        assert_eq!(h.capture_score(Color::White, pawn, Some(PieceKind::Queen)), 0);
+        assert_eq!(h.capture_score(key(Color::White, Some(PieceKind::Queen))), 0);
     }
 
     #[test]

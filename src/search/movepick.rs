@@ -17,8 +17,8 @@
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
 //! captures that lose material in exchange (SEE) and underpromotions.
 
-use super::history::{History, PieceTo};
-use super::see::see_ge;
+use super::history::{CaptureKey, History, PieceTo};
+use super::see::{captured, see_ge};
 use crate::core::movegen::MoveSink;
 use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position, Square};
 use crate::eval::piece_value;
@@ -203,7 +203,11 @@ impl MoveBuffer {
             *score = if m == tt_move {
                 TT_MOVE
             } else if let Some(s) = capture_score(pos, m) {
-                s + hist.capture_score(side, PieceTo::of(pos, m), captured(pos, m)) * node.capture_weight / 100
+                if node.capture_weight == 0 {
+                    s
+                } else {
+                    s + hist.capture_score(CaptureKey::of(pos, m)) * node.capture_weight / 100
+                }
             } else if m == killers[0] {
                 KILLER_1
             } else if m == killers[1] {
@@ -311,16 +315,6 @@ fn blocks(keys: &mut [i64], start: usize, n: usize) -> (&mut [i64], &mut [i64]) 
 fn block_max(keys: &[i64]) -> i64 {
     let block: &[i64; BLOCK] = keys.try_into().unwrap_or(&[PICKED; BLOCK]);
     block.iter().copied().fold(PICKED, i64::max)
-}
-
-/// The captured piece of a move, if it captures.
-#[inline]
-pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
-    match m.flag() {
-        MoveFlag::EnPassant => Some(PieceKind::Pawn),
-        MoveFlag::Castle => None,
-        MoveFlag::Normal => pos.piece_at(m.to()).map(|p| p.kind),
-    }
 }
 
 /// Whether a move is quiet: no capture, no promotion (a plain move is

@@ -4,8 +4,9 @@
 //! the score to alpha; after `qs_recaptures_from` plies only recaptures are
 //! searched, which keeps hdc's long pawn-eating chains finite.
 
-use super::movepick::{BAD_CAPTURE, captured};
+use super::movepick::BAD_CAPTURE;
 use super::score::{INF, MAX_PLY, mated_in, score_from_tt, score_to_tt};
+use super::see::captured;
 use super::tt::TtBound;
 use super::worker::Searcher;
 use crate::core::Move;

@@ -3,8 +3,9 @@
 //! zugzwang is plausible), then the move loop with late-move pruning,
 //! futility and exchange pruning near the leaves (a capture with good
 //! capture history may lose more), late-move reductions (less for a move
-//! with good history, see `lmr_history_div`) and a check extension. Repetitions, the fifty-move rule and dead material score as
-//! draws; mate scores count plies from the root.
+//! with good history, see `lmr_history_div`) and a check extension.
+//! Repetitions, the fifty-move rule and dead material score as draws; mate
+//! scores count plies from the root.
 //!
 //! Calibrated for 3D: a node has 100–250 legal moves, so the late-move count
 //! grows with the node's move count, and moves that give check without
@@ -26,8 +27,8 @@
 //! whose alpha is already a mate within three plies searches only its
 //! checking moves (`mate_checks_only`: nothing else can beat it).
 
-use super::history::{PieceTo, bonus};
-use super::movepick::{captured, is_quiet};
+use super::history::{CaptureKey, PieceTo, bonus};
+use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mate_distance, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
 use super::tt::TtBound;
@@ -261,10 +262,10 @@ impl Searcher<'_> {
                         let side = self.pos.side_to_move();
                         let b = bonus(depth);
                         if !quiet {
-                            self.update_capture(m, b);
+                            self.hist.update_capture(CaptureKey::of(&self.pos, m), b);
                         }
                         for &c in &captures {
-                            self.update_capture(c, -b);
+                            self.hist.update_capture(CaptureKey::of(&self.pos, c), -b);
                         }
                         if quiet {
                             self.hist.update(side, m, b);
@@ -294,12 +295,6 @@ impl Searcher<'_> {
         best
     }
 
-    /// Moves the capture history of the capture or promotion `m` by `bonus`.
-    fn update_capture(&mut self, m: Move, bonus: i32) {
-        let (side, pt, victim) = (self.pos.side_to_move(), PieceTo::of(&self.pos, m), captured(&self.pos, m));
-        self.hist.update_capture(side, pt, victim, bonus);
-    }
-
     /// How much further than its depth's margin the capture `m` may lose in
     /// exchange before it is pruned: its capture history over
     /// `capture_see_div` (a capture that cut off often is kept longer).
@@ -307,8 +302,7 @@ impl Searcher<'_> {
         if self.t.capture_see_div == 0 {
             return 0;
         }
-        let (side, pt, victim) = (self.pos.side_to_move(), PieceTo::of(&self.pos, m), captured(&self.pos, m));
-        self.hist.capture_score(side, pt, victim) / self.t.capture_see_div
+        self.hist.capture_score(CaptureKey::of(&self.pos, m)) / self.t.capture_see_div
     }
 
     /// Whether the move that led to this node threatens mate: it put a

@@ -20,6 +20,16 @@ fn value(pos: &Position, kind: PieceKind) -> i32 {
 
 /// Whether the exchange started by `m` gains at least `threshold` for the
 /// side to move. Castling gains nothing; promotions count the new piece.
+/// The captured piece of a move, if it captures.
+#[inline]
+pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
+    match m.flag() {
+        MoveFlag::EnPassant => Some(PieceKind::Pawn),
+        MoveFlag::Castle => None,
+        MoveFlag::Normal => pos.piece_at(m.to()).map(|p| p.kind),
+    }
+}
+
 pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     if m.flag() == MoveFlag::Castle {
         return threshold <= 0;
@@ -27,10 +37,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     let (from, to) = (m.from(), m.to());
     let Some(mover) = pos.piece_at(from) else { return threshold <= 0 };
     let promo = m.promotion_kind();
-    let victim = match m.flag() {
-        MoveFlag::EnPassant => Some(PieceKind::Pawn),
-        _ => pos.piece_at(to).map(|p| p.kind),
-    };
+    let victim = captured(pos, m);
     let promo_gain = promo.map_or(0, |k| value(pos, k) - value(pos, PieceKind::Pawn));
     // What we win if nothing is recaptured, less the threshold.
     let mut swap = victim.map_or(0, |v| value(pos, v)) + promo_gain - threshold;
