@@ -223,6 +223,17 @@ fn a_killed_binary_run_keeps_every_finished_game() {
     // At most the torn record a kill leaves is reported; the games before it are whole.
     assert!(errors.len() <= 1 && errors.iter().all(|e| e.reason.contains("cut short")), "{errors:?}");
     assert!(samples.len() >= 10, "{} samples", samples.len());
+    // Read a game at a time, the same samples in the same order and the same errors.
+    let mut pieces = Vec::new();
+    let mut count = 0;
+    let again = cubist::learn::data::read_file_in_pieces(&out, 1, &mut |piece| {
+        count += 1;
+        pieces.extend(piece);
+    })
+    .unwrap();
+    assert_eq!(again, errors);
+    assert_eq!(pieces, samples);
+    assert!(count >= 2, "{count} pieces");
 }
 
 #[test]

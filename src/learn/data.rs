@@ -341,9 +341,25 @@ impl Format {
 /// Reads a data file of either format (told apart by [`MAGIC`]): its
 /// samples, and the errors of the lines or records that were skipped.
 pub fn read_file(path: &Path) -> Result<(Vec<Sample>, Vec<DataError>), String> {
+    let mut samples = Vec::new();
+    let errors = read_file_in_pieces(path, usize::MAX, &mut |piece| samples.extend(piece))?;
+    Ok((samples, errors))
+}
+
+/// Reads a data file of either format as [`read_file`] does, but hands its
+/// samples to `take` a piece at a time, at most `games` games' worth (a
+/// text file in one piece), so that only one piece's positions are held at
+/// once (a position takes kilobytes, its record a few bytes a ply); returns
+/// the errors of the lines or records that were skipped.
+pub fn read_file_in_pieces(
+    path: &Path,
+    games: usize,
+    take: &mut dyn FnMut(Vec<Sample>),
+) -> Result<Vec<DataError>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.starts_with(&MAGIC) {
         let file = read_games(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        drop(bytes);
         let mut errors = file.errors;
         if let Some(at) = file.torn_at {
             errors.push(DataError {
@@ -352,11 +368,16 @@ pub fn read_file(path: &Path) -> Result<(Vec<Sample>, Vec<DataError>), String> {
                 reason: format!("cut short at byte {at} (an interrupted run): ignored"),
             });
         }
-        Ok((file.games.iter().flat_map(GameData::samples).collect(), errors))
+        for piece in file.games.chunks(games.max(1)) {
+            take(piece.iter().flat_map(GameData::samples).collect());
+        }
+        Ok(errors)
     } else {
         let text =
             String::from_utf8(bytes).map_err(|_| format!("{}: neither text nor Cubist binary data", path.display()))?;
-        Ok(read_samples(&text))
+        let (samples, errors) = read_samples(&text);
+        take(samples);
+        Ok(errors)
     }
 }
 

@@ -2,7 +2,7 @@
 //! convert`) share: their error type, where their lines go, the reading of
 //! data files with skipped lines reported, and the checkpoint's name.
 
-use super::data::{Sample, read_file};
+use super::data::{Sample, read_file_in_pieces};
 use crate::core::VariantKind;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -49,17 +49,29 @@ pub trait Log {
 /// lines or records are noted (the first ten, then their count).
 pub fn read_data(paths: &[PathBuf], log: &mut dyn Log) -> Result<Vec<Sample>, LearnError> {
     let mut samples = Vec::new();
+    read_data_in_pieces(paths, usize::MAX, log, &mut |piece| samples.extend(piece))?;
+    Ok(samples)
+}
+
+/// The samples of the data files `paths`, in order, handed to `take` at
+/// most `games` games at a time (see [`read_file_in_pieces`]); skipped
+/// lines or records are noted as [`read_data`] notes them.
+pub fn read_data_in_pieces(
+    paths: &[PathBuf],
+    games: usize,
+    log: &mut dyn Log,
+    take: &mut dyn FnMut(Vec<Sample>),
+) -> Result<(), LearnError> {
     for path in paths {
-        let (read, errors) = read_file(path).map_err(LearnError::Data)?;
+        let errors = read_file_in_pieces(path, games, take).map_err(LearnError::Data)?;
         for e in errors.iter().take(10) {
             log.note(&format!("{}: {e} (skipped)", path.display()));
         }
         if errors.len() > 10 {
             log.note(&format!("{}: {} more malformed lines or records skipped", path.display(), errors.len() - 10));
         }
-        samples.extend(read);
     }
-    Ok(samples)
+    Ok(())
 }
 
 /// The checkpoint written beside the output `out`: its name with `.ckpt` added.

@@ -24,7 +24,7 @@
 //! `--resume` carries on from a checkpoint.
 
 use super::data::Sample;
-use super::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data};
+use super::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data_in_pieces};
 use crate::core::{Color, Position, VariantKind};
 use crate::eval::nnue::{INPUTS, Network, QA, QB, features};
 use crate::files::{fnv1a, write_atomically};
@@ -71,6 +71,10 @@ fn trained_rows(pos: &Position) -> (Vec<u16>, Vec<u16>) {
 
 /// Chunks a mini-batch is cut into (fixed, for results independent of the thread count).
 const CHUNKS: usize = 8;
+/// Games read into positions at a time while a data set is built: a
+/// position takes kilobytes while its inputs take a few hundred bytes, so
+/// the data are turned into inputs piece by piece (a few thousand positions).
+const GAMES_A_PIECE: usize = 256;
 /// The largest first-layer weight or bias of the network file (× `QA` stays in 16 bits).
 const FT_CLIP: f32 = 1.98;
 /// The largest weight of one trained row: an input's own row and its three
@@ -120,6 +124,7 @@ impl Default for TrainConfig {
 }
 
 /// The training positions of one game, as the network's inputs.
+#[derive(Default)]
 pub struct Dataset {
     /// Every entry's inputs, side to move's perspective first.
     inputs: Vec<u16>,
@@ -158,6 +163,16 @@ impl Dataset {
     /// and traded material than a game's, and there the network learns
     /// from the teacher. Deterministic for `seed`, whatever the thread count.
     pub fn augmented(samples: &[Sample], game: VariantKind, children: usize, seed: u64) -> Dataset {
+        let mut data = Dataset::default();
+        data.append(samples, game, children, seed, 0);
+        data
+    }
+
+    /// Appends the positions of `game` among `samples` as
+    /// [`Dataset::augmented`] makes them, numbering them (for the random
+    /// children's seeds) from `first`; returns the number after the last,
+    /// so that data appended piece by piece is the data made at once.
+    pub fn append(&mut self, samples: &[Sample], game: VariantKind, children: usize, seed: u64, first: usize) -> usize {
         let mine: Vec<&Sample> = samples.iter().filter(|s| s.position.variant().kind == game).collect();
         let row = |pos: &Position, score: f32, result: f32, taught: bool| {
             let (us, them) = trained_rows(pos);
@@ -180,7 +195,8 @@ impl Dataset {
                 let flip = |x: f32| if white_to_move { x } else { -x };
                 let result = if white_to_move { s.result } else { 1.0 - s.result };
                 let mut out = vec![row(pos, flip(s.score as f32), result, false)];
-                let mut rng = StdRng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let index = (first + i) as u64;
+                let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 for _ in 0..children {
                     if let Some(child) = random_child(pos, &mut rng) {
                         out.push(row(&child, 0.0, 0.0, true));
@@ -189,14 +205,14 @@ impl Dataset {
                 out
             })
             .collect();
-        let mut inputs = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
-        let mut entries = Vec::with_capacity(rows.len());
+        self.inputs.reserve(rows.iter().map(|r| r.0.len()).sum());
+        self.entries.reserve(rows.len());
         for (list, mut e) in rows {
-            e.start = inputs.len();
-            inputs.extend_from_slice(&list);
-            entries.push(e);
+            e.start = self.inputs.len();
+            self.inputs.extend_from_slice(&list);
+            self.entries.push(e);
         }
-        Dataset { inputs, entries }
+        first + mine.len()
     }
 
     /// The entries of game positions (not made by [`Dataset::augmented`]).
@@ -764,16 +780,24 @@ impl TrainJob {
 
     /// The training and held-out positions.
     fn datasets(&self, log: &mut dyn Log) -> Result<(Dataset, Dataset), LearnError> {
-        let samples = read_data(&self.data, log)?;
-        let mut train = Dataset::augmented(&samples, self.variant, self.augment, self.config.seed);
-        drop(samples);
+        let (game, children, seed) = (self.variant, self.augment, self.config.seed);
+        let mut train = Dataset::default();
+        let mut next = 0;
+        read_data_in_pieces(&self.data, GAMES_A_PIECE, log, &mut |piece| {
+            next = train.append(&piece, game, children, seed, next);
+        })?;
         if train.is_empty() {
             return Err(LearnError::NoPositions(self.variant));
         }
         let valid = if self.held_out.is_empty() {
             train.split_off(self.validation)
         } else {
-            Dataset::new(&read_data(&self.held_out, log)?, self.variant)
+            let mut valid = Dataset::default();
+            let mut next = 0;
+            read_data_in_pieces(&self.held_out, GAMES_A_PIECE, log, &mut |piece| {
+                next = valid.append(&piece, game, 0, 0, next);
+            })?;
+            valid
         };
         Ok((train, valid))
     }
@@ -887,6 +911,25 @@ mod tests {
 
     fn config() -> TrainConfig {
         TrainConfig { hidden: 8, epochs: 6, batch: 64, lr: 0.01, ..TrainConfig::default() }
+    }
+
+    #[test]
+    fn a_set_appended_piece_by_piece_is_the_set_made_at_once() {
+        let games = samples(300, 5);
+        let whole = Dataset::augmented(&games, VariantKind::Haberkorn, 2, 9);
+        let mut pieces = Dataset::default();
+        let mut next = 0;
+        for piece in games.chunks(37) {
+            next = pieces.append(piece, VariantKind::Haberkorn, 2, 9, next);
+        }
+        assert_eq!(next, 300);
+        assert!(whole.len() > 300, "the children are there: {}", whole.len());
+        assert_eq!(pieces.inputs, whole.inputs);
+        let fields =
+            |e: &Entry| (e.start, e.count, e.score.to_bits(), e.result.to_bits(), e.linear.to_bits(), e.taught);
+        let a: Vec<_> = pieces.entries.iter().map(fields).collect();
+        let b: Vec<_> = whole.entries.iter().map(fields).collect();
+        assert_eq!(a, b);
     }
 
     #[test]
