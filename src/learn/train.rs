@@ -73,7 +73,7 @@ fn trained_rows(pos: &Position) -> (Vec<u16>, Vec<u16>) {
 const CHUNKS: usize = 8;
 /// Games read into positions at a time while a data set is built: a
 /// position takes kilobytes while its inputs take a few hundred bytes, so
-/// the data are turned into inputs piece by piece (a few thousand positions).
+/// the data are turned into inputs piece by piece (some 15,000 positions).
 const GAMES_A_PIECE: usize = 256;
 /// The largest first-layer weight or bias of the network file (× `QA` stays in 16 bits).
 const FT_CLIP: f32 = 1.98;
