@@ -18,8 +18,6 @@ fn value(pos: &Position, kind: PieceKind) -> i32 {
     if kind == PieceKind::King { 100_000 } else { piece_value(pos.variant().kind, kind) }
 }
 
-/// Whether the exchange started by `m` gains at least `threshold` for the
-/// side to move. Castling gains nothing; promotions count the new piece.
 /// The captured piece of a move, if it captures.
 #[inline]
 pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
@@ -30,6 +28,8 @@ pub fn captured(pos: &Position, m: Move) -> Option<PieceKind> {
     }
 }
 
+/// Whether the exchange started by `m` gains at least `threshold` for the
+/// side to move. Castling gains nothing; promotions count the new piece.
 pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     if m.flag() == MoveFlag::Castle {
         return threshold <= 0;
