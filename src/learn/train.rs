@@ -215,6 +215,24 @@ impl Dataset {
         first + mine.len()
     }
 
+    /// The positions of `game` in the data files `paths`, as
+    /// [`Dataset::augmented`] makes them, read [`GAMES_A_PIECE`] games at a
+    /// time so that only a piece's positions are held at once.
+    fn read(
+        paths: &[PathBuf],
+        game: VariantKind,
+        children: usize,
+        seed: u64,
+        log: &mut dyn Log,
+    ) -> Result<Dataset, LearnError> {
+        let mut data = Dataset::default();
+        let mut next = 0;
+        read_data_in_pieces(paths, GAMES_A_PIECE, log, &mut |piece| {
+            next = data.append(&piece, game, children, seed, next);
+        })?;
+        Ok(data)
+    }
+
     /// The entries of game positions (not made by [`Dataset::augmented`]).
     fn real(&self) -> impl ParallelIterator<Item = &Entry> {
         self.entries.par_iter().filter(|e| !e.taught)
@@ -780,24 +798,14 @@ impl TrainJob {
 
     /// The training and held-out positions.
     fn datasets(&self, log: &mut dyn Log) -> Result<(Dataset, Dataset), LearnError> {
-        let (game, children, seed) = (self.variant, self.augment, self.config.seed);
-        let mut train = Dataset::default();
-        let mut next = 0;
-        read_data_in_pieces(&self.data, GAMES_A_PIECE, log, &mut |piece| {
-            next = train.append(&piece, game, children, seed, next);
-        })?;
+        let mut train = Dataset::read(&self.data, self.variant, self.augment, self.config.seed, log)?;
         if train.is_empty() {
             return Err(LearnError::NoPositions(self.variant));
         }
         let valid = if self.held_out.is_empty() {
             train.split_off(self.validation)
         } else {
-            let mut valid = Dataset::default();
-            let mut next = 0;
-            read_data_in_pieces(&self.held_out, GAMES_A_PIECE, log, &mut |piece| {
-                next = valid.append(&piece, game, 0, 0, next);
-            })?;
-            valid
+            Dataset::read(&self.held_out, self.variant, 0, 0, log)?
         };
         Ok((train, valid))
     }
