@@ -165,6 +165,8 @@ impl Searcher<'_> {
         let (mut best, mut best_move) = (-INF, Move::NONE);
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut captures: ArrayVec<Move, 32> = ArrayVec::new();
+        // The capture history is kept only in a game that reads it.
+        let capture_history = t.capture_history_weight != 0 || t.capture_see_div != 0;
         let mut tried = 0;
         let mut checks = None;
         // Alpha is a mate within three plies: only a mate by this very move
@@ -261,11 +263,13 @@ impl Searcher<'_> {
                     if score >= beta {
                         let side = self.pos.side_to_move();
                         let b = bonus(depth);
-                        if !quiet {
-                            self.hist.update_capture(CaptureKey::of(&self.pos, m), b);
-                        }
-                        for &c in &captures {
-                            self.hist.update_capture(CaptureKey::of(&self.pos, c), -b);
+                        if capture_history {
+                            if !quiet {
+                                self.hist.update_capture(CaptureKey::of(&self.pos, m), b);
+                            }
+                            for &c in &captures {
+                                self.hist.update_capture(CaptureKey::of(&self.pos, c), -b);
+                            }
                         }
                         if quiet {
                             self.hist.update(side, m, b);
@@ -284,7 +288,7 @@ impl Searcher<'_> {
             }
             if quiet {
                 let _ = quiets.try_push(m);
-            } else {
+            } else if capture_history {
                 let _ = captures.try_push(m);
             }
         }
