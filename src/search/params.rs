@@ -161,6 +161,17 @@ impl Tunables {
         }
         Ok(())
     }
+
+    /// Whether a search with these numbers reads the continuation history (its weight is not 0).
+    pub fn reads_continuation_history(&self) -> bool {
+        self.cont_history_weight > 0
+    }
+
+    /// Whether a search with these numbers reads the capture history (in move
+    /// order or in capture pruning), so that its table is worth keeping.
+    pub fn reads_capture_history(&self) -> bool {
+        self.capture_history_weight != 0 || self.capture_see_div != 0
+    }
 }
 
 /// One set of tunables per game: the two games differ in branching factor
@@ -252,7 +263,7 @@ pub struct SearchParams {
 impl SearchParams {
     /// Whether a search of game `kind` reads the continuation history (its weight is not 0).
     pub fn continuation_history(&self, kind: VariantKind) -> bool {
-        self.tunables[kind].cont_history_weight > 0
+        self.tunables[kind].reads_continuation_history()
     }
 }
 

@@ -166,7 +166,7 @@ impl Searcher<'_> {
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut captures: ArrayVec<Move, 32> = ArrayVec::new();
         // The capture history is kept only in a game that reads it.
-        let capture_history = t.capture_history_weight != 0 || t.capture_see_div != 0;
+        let capture_history = t.reads_capture_history();
         let mut tried = 0;
         let mut checks = None;
         // Alpha is a mate within three plies: only a mate by this very move
