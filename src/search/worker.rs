@@ -209,7 +209,7 @@ impl<'a> Searcher<'a> {
     #[inline(always)]
     pub(super) fn node_context(&self, ply: usize) -> NodeContext {
         let cont_weight = self.t.cont_history_weight;
-        let conts = if cont_weight == 0 {
+        let conts = if !self.t.reads_continuation_history() {
             [PieceTo::NONE; 2]
         } else {
             let two_back = if ply >= 2 { self.stack[ply - 2].piece_to } else { PieceTo::NONE };
