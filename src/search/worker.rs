@@ -209,11 +209,11 @@ impl<'a> Searcher<'a> {
     #[inline(always)]
     pub(super) fn node_context(&self, ply: usize) -> NodeContext {
         let cont_weight = self.t.cont_history_weight;
-        let conts = if !self.t.reads_continuation_history() {
-            [PieceTo::NONE; 2]
-        } else {
+        let conts = if self.t.reads_continuation_history() {
             let two_back = if ply >= 2 { self.stack[ply - 2].piece_to } else { PieceTo::NONE };
             [self.stack[ply - 1].piece_to, two_back]
+        } else {
+            [PieceTo::NONE; 2]
         };
         NodeContext {
             ply,
