@@ -115,7 +115,7 @@ tunables! {
     nmp_base = 3, 3; 1, 6, "Null-move reduction at any depth.";
     nmp_depth_div = 4, 4; 2, 10, "One more ply of null-move reduction per this many plies of depth.";
     nmp_eval_div = 200, 200; 50, 1000, "One more ply of null-move reduction per this much eval above beta (at most two).";
-    lost_margin = 2500, 1000; 200, 30000, "A side whose alpha is this far below zero makes no null move, prunes no node by reverse futility and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches): in hdc about a queen and a pawn (2254 + 71), in haberkorn about a queen in the endgame (1087; 1815 in the middlegame); row 18b of docs/strength.md.";
+    lost_margin = 2500, 1000; 200, 30000, "A side whose alpha is this far below zero makes no null move, prunes no node by reverse futility and keeps its checks from exchange pruning (a mating attack hides from static and reduced searches): in hdc about a queen and a pawn (2254 + 71), in haberkorn about a queen in the endgame (1087; 1815 in the middlegame); rows 14 and 18b of docs/strength.md.";
     nmp_verify_pieces = 2, 2; 0, 8, "With this many non-pawn pieces or fewer, a null-move cutoff is verified (zugzwang is plausible).";
     lmp_max_depth = 8, 8; 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
     lmp_base = 3, 3; 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
