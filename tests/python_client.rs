@@ -1,6 +1,7 @@
 //! scripts/uci_client.py, the standard-library Python client of protocol.md
 //! ("Scripts in Python"), driving the built binary: a short game whose moves
-//! are all legal, and one search's `info` lines.
+//! are all legal, and one search's `info` lines; and scripts/depth_probe.py,
+//! built on it: the mean depth of fixed-node searches, and a refused option.
 
 use cubist::{Position, Variant};
 use std::process::Command;
@@ -42,4 +43,29 @@ fn the_python_client_shows_a_searchs_info_lines() {
     let last = out.lines().last().unwrap();
     let best = last.strip_prefix("bestmove ").unwrap().split_whitespace().next().unwrap();
     assert!(Position::start(Variant::hdc()).parse_move(best).is_ok(), "{out}");
+}
+
+fn depth_probe(args: &[&str]) -> std::process::Output {
+    Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/depth_probe.py"))
+        .arg("--engine")
+        .arg(env!("CARGO_BIN_EXE_cubist"))
+        .args(args)
+        .output()
+        .expect("python3 runs (CI installs it)")
+}
+
+#[test]
+fn the_depth_probe_reports_each_positions_depth_and_refuses_unknown_options() {
+    let o = depth_probe(&["--variant", "haberkorn", "--nodes", "3000", "--count", "3", "Hash=8"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.starts_with("Hash=8: 3 positions, 3000 nodes, mean depth "), "{out}");
+    let list = out.trim().rsplit_once("depths [").and_then(|(_, l)| l.strip_suffix(']')).expect("a depth list");
+    let depths: Vec<u32> = list.split(", ").map(|d| d.parse().expect("a depth")).collect();
+    assert_eq!(depths.len(), 3, "{out}");
+    assert!(depths.iter().all(|&d| d >= 1), "{out}");
+    let o = depth_probe(&["--count", "1", "no_such_option=1"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown option"), "{}", String::from_utf8_lossy(&o.stderr));
 }
