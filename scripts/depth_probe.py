@@ -67,21 +67,17 @@ def main():
         depths = []
         for fen in fens:
             engine.send("ucinewgame")
-            engine.send(f"position fen {fen}")
-            lines = engine.ask(f"go nodes {args.nodes}", "bestmove ")
-            errors = [l for l in lines if l.startswith("info string error")]
-            if errors:
-                raise ValueError(errors[0])
-            last = [l for l in lines if l.startswith("info depth ") and " pv " in l]
-            if not last:
+            _, _, infos = engine.go(f"fen {fen}", f"nodes {args.nodes}")
+            with_pv = [l for l in infos if " pv " in l]
+            if not with_pv:
                 raise RuntimeError(f"no info line with a PV for {fen}")
-            words = last[-1].split()
+            words = with_pv[-1].split()
             depths.append(int(words[words.index("depth") + 1]))
     except (ValueError, RuntimeError) as e:
         print(f"depth_probe: {e}", file=sys.stderr)
-        engine.quit()
         return 2
-    engine.quit()
+    finally:
+        engine.quit()
     label = " ".join(args.options) or "defaults"
     mean = sum(depths) / len(depths)
     print(f"{label}: {len(depths)} positions, {args.nodes} nodes, mean depth {mean:.2f}, depths {depths}")

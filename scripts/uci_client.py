@@ -76,9 +76,12 @@ class Engine:
 
     def search(self, moves, depth):
         """Searches the start position after `moves`: (best move, last score, info lines)."""
-        position = "position startpos" + (" moves " + " ".join(moves) if moves else "")
-        self.send(position)
-        lines = self.ask(f"go depth {depth}", "bestmove ")
+        return self.go("startpos" + (" moves " + " ".join(moves) if moves else ""), f"depth {depth}")
+
+    def go(self, position, limits):
+        """`position <position>`, then `go <limits>`: (best move, last score, info lines)."""
+        self.send(f"position {position}")
+        lines = self.ask(f"go {limits}", "bestmove ")
         infos = [l for l in lines if l.startswith("info depth ")]
         errors = [l for l in lines if l.startswith("info string error")]
         if errors:

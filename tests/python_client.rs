@@ -6,14 +6,19 @@
 use cubist::{Position, Variant};
 use std::process::Command;
 
-fn client(args: &[&str]) -> String {
-    let o = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/uci_client.py"))
+/// Runs `scripts/<script>` with `--engine` the built binary and `args`.
+fn script(script: &str, args: &[&str]) -> std::process::Output {
+    Command::new("python3")
+        .arg(format!("{}/scripts/{script}", env!("CARGO_MANIFEST_DIR")))
         .arg("--engine")
         .arg(env!("CARGO_BIN_EXE_cubist"))
         .args(args)
         .output()
-        .expect("python3 runs (CI installs it)");
+        .expect("python3 runs (CI installs it)")
+}
+
+fn client(args: &[&str]) -> String {
+    let o = script("uci_client.py", args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout).unwrap()
 }
@@ -45,19 +50,9 @@ fn the_python_client_shows_a_searchs_info_lines() {
     assert!(Position::start(Variant::hdc()).parse_move(best).is_ok(), "{out}");
 }
 
-fn depth_probe(args: &[&str]) -> std::process::Output {
-    Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/depth_probe.py"))
-        .arg("--engine")
-        .arg(env!("CARGO_BIN_EXE_cubist"))
-        .args(args)
-        .output()
-        .expect("python3 runs (CI installs it)")
-}
-
 #[test]
 fn the_depth_probe_reports_each_positions_depth_and_refuses_unknown_options() {
-    let o = depth_probe(&["--variant", "haberkorn", "--nodes", "3000", "--count", "3", "Hash=8"]);
+    let o = script("depth_probe.py", &["--variant", "haberkorn", "--nodes", "3000", "--count", "3", "Hash=8"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.starts_with("Hash=8: 3 positions, 3000 nodes, mean depth "), "{out}");
@@ -65,7 +60,7 @@ fn the_depth_probe_reports_each_positions_depth_and_refuses_unknown_options() {
     let depths: Vec<u32> = list.split(", ").map(|d| d.parse().expect("a depth")).collect();
     assert_eq!(depths.len(), 3, "{out}");
     assert!(depths.iter().all(|&d| d >= 1), "{out}");
-    let o = depth_probe(&["--count", "1", "no_such_option=1"]);
+    let o = script("depth_probe.py", &["--count", "1", "no_such_option=1"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown option"), "{}", String::from_utf8_lossy(&o.stderr));
 }
