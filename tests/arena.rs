@@ -96,8 +96,11 @@ fn results_add_up(o: &Outcome, games: usize) {
 fn fault_match(name: &str, fault: &str, limits: &str, wrap: bool) -> Outcome {
     let wrap_args = if wrap { format!(" arg=--wrap arg={}", engine()) } else { String::new() };
     let bad_args: String = words(fault).iter().map(|w| format!(" arg={w}")).collect();
+    // A short wait only where the fault is silence: on a loaded machine a
+    // Python fake can take seconds to answer its first `uci`.
+    let timeout = if fault.contains("--noready") { " readytimeout=3" } else { "" };
     let mut args = words(&format!(
-        "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args} readytimeout=3",
+        "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args}{timeout}",
         f = fake()
     ));
     args.extend(words(&format!("--each {limits} --maxmoves 6 --rounds 1 --concurrency 1 --seed 1")));
