@@ -10,8 +10,7 @@ use std::process::{Command, Output};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

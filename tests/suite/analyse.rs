@@ -9,8 +9,7 @@ use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// A record of `moves` from the start of an 8-layer haberkorn game.
 fn record(round: &str, moves: &[&str]) -> GameRecord {

@@ -105,7 +105,7 @@ fn key_after_is_the_key_of_most_moves() {
 
 #[test]
 fn random_playouts_from_the_perft_vectors() {
-    let text = include_str!("data/public.vec");
+    let text = include_str!("../data/public.vec");
     let mut rng = StdRng::seed_from_u64(7);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let parts: Vec<&str> = line.split(';').map(str::trim).collect();

@@ -22,8 +22,7 @@ fn fake() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py").display().to_string()
 }
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

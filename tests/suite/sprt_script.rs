@@ -8,8 +8,7 @@ use std::process::{Command, Output};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// An executable in `dir` that runs the fake engine with `args`.
 fn fake_engine(dir: &Path, name: &str, args: &str) -> String {

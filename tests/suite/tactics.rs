@@ -20,8 +20,8 @@ use cubist::core::tactics::MateCase;
 use cubist::search::{Engine, Limits, Report, Score, Settings};
 use std::sync::mpsc;
 
-const MATES: &str = include_str!("data/mates.txt");
-const LOPSIDED: &str = include_str!("data/lopsided_mates.txt");
+const MATES: &str = include_str!("../data/mates.txt");
+const LOPSIDED: &str = include_str!("../data/lopsided_mates.txt");
 
 /// A haberkorn mate in 3 (line 44 of the held-out lopsided set, seed 12)
 /// whose depth 6 fails high to a mate in 8 found through check extensions.

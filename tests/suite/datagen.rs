@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

@@ -12,8 +12,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// How long any single expected line may take.
 const TIMEOUT: Duration = Duration::from_secs(120);

@@ -9,7 +9,7 @@
 //! failure can be replayed), or, when `CUBIST_FUZZ_LINES` is set, until that
 //! many lines have been sent (the time limit then applies only if also set).
 //! A long hunt:
-//! `CUBIST_FUZZ_SECS=600 cargo test --release --test fuzz_uci -- --nocapture`;
+//! `CUBIST_FUZZ_SECS=600 cargo test --release --test suite fuzz_uci:: -- --nocapture`;
 //! an exact one: `CUBIST_FUZZ_LINES=250000 CUBIST_FUZZ_SEED=1 cargo test …`.
 //! It ends by printing the lines sent, the seed and the lines per second.
 //!

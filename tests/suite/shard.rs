@@ -6,7 +6,7 @@
 //!
 //! The ignored test runs the GNU parallel recipe of docs/sharding.md and the
 //! wave driver `scripts/sprt-shards.sh`; `.ci/run` installs `parallel` and
-//! runs it (`cargo test --release --test shard -- --ignored`).
+//! runs it (`cargo test --release --test suite -- --ignored shard::`).
 
 use cubist::arena::record::{GameRecord, parse_records};
 use serde_json::Value;
@@ -15,8 +15,7 @@ use std::process::{Command, Output};
 
 const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
-mod common;
-use common::Scratch;
+use crate::common::Scratch;
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

@@ -1,0 +1,31 @@
+//! The integration tests, one module per part of the program they drive,
+//! built as one test executable: each test executable of a release build is
+//! linked whole with fat LTO, so one executable instead of eighteen saves
+//! most of the suite's build time (docs/performance.md, "Build times").
+//! Run one part by its module's name, for example
+//! `cargo test --release --test suite arena::`.
+//!
+//! Two stay apart: `tests/no_alloc.rs` installs a counting global
+//! allocator, which would count every other test's allocations too, and
+//! `tests/gui/` needs the `gui` feature.
+
+mod common;
+
+mod analyse;
+mod arena;
+mod bench;
+mod datagen;
+mod fen;
+mod fuzz_uci;
+mod match_resume;
+mod perft_cli;
+mod perft_vectors;
+mod position;
+mod properties;
+mod python_client;
+mod search;
+mod shard;
+mod sprt_script;
+mod spsa;
+mod tactics;
+mod uci;
