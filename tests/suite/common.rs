@@ -2,8 +2,11 @@
 //! itself when the test ends, passed or failed (`tempfile`'s guard), so
 //! that `cargo test` leaves nothing in the temporary directory.
 
+use std::io::{BufRead, BufReader};
 use std::ops::Deref;
 use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
 
 /// A fresh, empty directory under the temporary directory, named
 /// `cubist-<name>-…`, removed with everything in it when dropped.
@@ -29,4 +32,29 @@ impl AsRef<Path> for Scratch {
     fn as_ref(&self) -> &Path {
         self.0.path()
     }
+}
+
+/// Starts the built `cubist` with `args` (its stderr discarded) and a
+/// thread that sends each line of its stdout down the returned channel, so
+/// that a test can wait for a line with a timeout.
+pub fn spawn_cubist(args: &[&str]) -> (Child, ChildStdin, Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the engine starts");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let stdin = child.stdin.take().expect("stdin is piped");
+    (child, stdin, lines)
 }

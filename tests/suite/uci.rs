@@ -6,13 +6,13 @@
 //! speed.
 
 use cubist::core::{Position, Variant};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use crate::common::Scratch;
+use crate::common::{Scratch, spawn_cubist};
 
 /// How long any single expected line may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -32,25 +32,8 @@ impl Engine {
     }
 
     fn start_with(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the engine starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Engine { child, stdin, lines, transcript: Vec::new() }
+        let (child, stdin, lines) = spawn_cubist(args);
+        Engine { child, stdin: Some(stdin), lines, transcript: Vec::new() }
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) {
