@@ -9,7 +9,7 @@ use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::common::Scratch;
+use crate::common::{CUBIST, Scratch};
 
 /// A record of `moves` from the start of an 8-layer haberkorn game.
 fn record(round: &str, moves: &[&str]) -> GameRecord {
@@ -48,7 +48,7 @@ fn input(dir: &Path) -> std::path::PathBuf {
 }
 
 fn analyse(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cubist")).arg("analyse").args(args).output().expect("cubist runs")
+    Command::new(CUBIST).arg("analyse").args(args).output().expect("cubist runs")
 }
 
 fn text(o: &Output) -> String {

@@ -10,8 +10,6 @@ use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
 use std::path::Path;
 use std::process::Command;
 
-const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
-
 /// The engine played in the Cubist tests: this build, or another UCI build
 /// named by `CUBIST_TEST_ENGINE` (the runner is always this build).
 fn engine() -> String {
@@ -22,7 +20,7 @@ fn fake() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fakes/fake_engine.py").display().to_string()
 }
 
-use crate::common::Scratch;
+use crate::common::{CUBIST, Scratch};
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

@@ -4,6 +4,8 @@
 
 use cubist::bench::{DEFAULT_DEPTH, DEFAULT_HASH_MB, SIGNATURE, run};
 
+use crate::common::CUBIST;
+
 #[test]
 fn the_default_bench_searches_exactly_the_signature_node_count() {
     let mut out = Vec::new();
@@ -18,7 +20,7 @@ fn the_default_bench_searches_exactly_the_signature_node_count() {
 #[test]
 fn bench_numbers_come_in_stockfish_order_hash_threads_depth() {
     let bench = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cubist")).arg("bench").args(args).output().unwrap();
+        let out = std::process::Command::new(CUBIST).arg("bench").args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };

@@ -1,12 +1,16 @@
-//! What the integration tests share: a scratch directory that removes
-//! itself when the test ends, passed or failed (`tempfile`'s guard), so
-//! that `cargo test` leaves nothing in the temporary directory.
+//! What the integration tests share: the path of the built `cubist`, a
+//! scratch directory that removes itself when the test ends, passed or
+//! failed (`tempfile`'s guard), so that `cargo test` leaves nothing in the
+//! temporary directory, and a way to start the engine and read its lines.
 
 use std::io::{BufRead, BufReader};
 use std::ops::Deref;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
+
+/// The `cubist` binary that this `cargo test` built.
+pub const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
 
 /// A fresh, empty directory under the temporary directory, named
 /// `cubist-<name>-…`, removed with everything in it when dropped.
@@ -38,7 +42,7 @@ impl AsRef<Path> for Scratch {
 /// thread that sends each line of its stdout down the returned channel, so
 /// that a test can wait for a line with a timeout.
 pub fn spawn_cubist(args: &[&str]) -> (Child, ChildStdin, Receiver<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
+    let mut child = Command::new(CUBIST)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::Scratch;
+use crate::common::{CUBIST, Scratch};
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {
@@ -21,14 +21,8 @@ fn out_file(dir: &Path, name: &str) -> PathBuf {
 
 /// Runs `cubist datagen` with `args` writing `out`; returns the data lines, sorted.
 fn datagen(out: &PathBuf, args: &[&str]) -> Vec<String> {
-    let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .arg("datagen")
-        .arg("--out")
-        .arg(out)
-        .args(args)
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let status =
+        Command::new(CUBIST).arg("datagen").arg("--out").arg(out).args(args).stderr(Stdio::null()).status().unwrap();
     assert!(status.success(), "datagen {args:?} failed");
     let text = std::fs::read_to_string(out).unwrap();
     let (samples, errors) = read_samples(&text);
@@ -65,7 +59,7 @@ fn shards_add_up_to_the_whole_run() {
 fn a_killed_run_leaves_a_valid_file() {
     let dir = scratch("killed");
     let out = out_file(&dir, "killed");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
+    let mut child = Command::new(CUBIST)
         .args(["datagen", "--games", "100000", "--nodes", "200", "--max-plies", "40", "--out"])
         .arg(&out)
         .stderr(Stdio::null())
@@ -96,29 +90,20 @@ fn bad_arguments_are_refused_with_a_clear_error() {
         (vec!["--nodes", "0"], "nodes"),
     ] {
         let out = out_file(&dir, "bad");
-        let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-            .arg("datagen")
-            .arg("--out")
-            .arg(&out)
-            .args(&args)
-            .output()
-            .unwrap();
+        let o = Command::new(CUBIST).arg("datagen").arg("--out").arg(&out).args(&args).output().unwrap();
         assert!(!o.status.success(), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(expect), "{args:?}: {err}");
         let _ = std::fs::remove_file(out);
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["datagen", "--games", "1", "--out", "/nonexistent-dir/x.txt"])
-        .output()
-        .unwrap();
+    let o = Command::new(CUBIST).args(["datagen", "--games", "1", "--out", "/nonexistent-dir/x.txt"]).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.txt"));
 }
 
 /// Runs `cubist tune ARGS --data DATA [--out OUT]`.
 fn tune(args: &[&str], data: &Path, out: Option<&Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cubist"));
+    let mut cmd = Command::new(CUBIST);
     cmd.arg("tune").args(args).arg("--data").arg(data);
     if let Some(out) = out {
         cmd.arg("--out").arg(out);
@@ -130,7 +115,7 @@ fn tune(args: &[&str], data: &Path, out: Option<&Path>) -> Output {
 fn tune_fits_a_data_set_and_reports_bad_lines_by_number() {
     let dir = scratch("tune");
     let data = out_file(&dir, "tune-data");
-    let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
+    let status = Command::new(CUBIST)
         .args(["datagen", "--games", "6", "--nodes", "600", "--max-plies", "30", "--variant", "haberkorn", "--out"])
         .arg(&data)
         .stderr(Stdio::null())
@@ -171,14 +156,8 @@ fn the_binary_format_holds_the_same_samples_and_converts_to_text() {
     let dir = scratch("binary");
     let text = datagen(&out_file(&dir, "as-text"), &SMALL);
     let bin = out_file(&dir, "as-bin").with_extension("bin");
-    let status = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .arg("datagen")
-        .args(SMALL)
-        .arg("--out")
-        .arg(&bin)
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let status =
+        Command::new(CUBIST).arg("datagen").args(SMALL).arg("--out").arg(&bin).stderr(Stdio::null()).status().unwrap();
     assert!(status.success());
     let bytes = std::fs::read(&bin).unwrap();
     assert!(bytes.starts_with(b"CUBDATA1"));
@@ -186,14 +165,14 @@ fn the_binary_format_holds_the_same_samples_and_converts_to_text() {
     let text_bytes: usize = text.iter().map(|l| l.len() + 1).sum();
     assert!(bytes.len() * 5 < text_bytes, "{} bytes against {text_bytes}", bytes.len());
     let back = out_file(&dir, "back");
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist")).arg("convert").arg(&bin).arg(&back).output().unwrap();
+    let o = Command::new(CUBIST).arg("convert").arg(&bin).arg(&back).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut lines: Vec<String> = std::fs::read_to_string(&back).unwrap().lines().map(String::from).collect();
     lines.sort();
     assert_eq!(lines, text);
     // And back to binary: the same samples again (each a game of one position now).
     let again = out_file(&dir, "again").with_extension("bin");
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist")).arg("convert").arg(&back).arg(&again).output().unwrap();
+    let o = Command::new(CUBIST).arg("convert").arg(&back).arg(&again).output().unwrap();
     assert!(o.status.success());
     let (samples, errors) = cubist::learn::data::read_file(&again).unwrap();
     assert!(errors.is_empty());
@@ -206,7 +185,7 @@ fn the_binary_format_holds_the_same_samples_and_converts_to_text() {
 fn a_killed_binary_run_keeps_every_finished_game() {
     let dir = scratch("killed-bin");
     let out = out_file(&dir, "killed-bin").with_extension("bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
+    let mut child = Command::new(CUBIST)
         .args(["datagen", "--games", "100000", "--nodes", "200", "--max-plies", "40", "--threads", "2", "--out"])
         .arg(&out)
         .stderr(Stdio::null())
@@ -239,21 +218,13 @@ fn a_killed_binary_run_keeps_every_finished_game() {
 fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
     let dir = scratch("resume");
     let args = ["--games", "24", "--nodes", "400", "--max-plies", "40", "--seed", "11", "--threads", "1"];
-    let run = |out: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_cubist")).arg("datagen").args(args).arg("--out").arg(out).output().unwrap()
-    };
+    let run = |out: &Path| Command::new(CUBIST).arg("datagen").args(args).arg("--out").arg(out).output().unwrap();
     let whole = out_file(&dir, "resume-whole").with_extension("bin");
     assert!(run(&whole).status.success());
     let expect = std::fs::read(&whole).unwrap();
     let out = out_file(&dir, "resume-killed").with_extension("bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .arg("datagen")
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child =
+        Command::new(CUBIST).arg("datagen").args(args).arg("--out").arg(&out).stderr(Stdio::null()).spawn().unwrap();
     let start = Instant::now();
     while std::fs::metadata(&out).map_or(0, |m| m.len() as usize) < expect.len() / 3
         && start.elapsed() < Duration::from_secs(60)
@@ -269,11 +240,8 @@ fn a_killed_binary_run_resumed_gives_the_uninterrupted_file() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("resuming after"), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read(&out).unwrap(), expect, "killed at {cut} of {} bytes", expect.len());
     // Other settings never add to the file.
-    let o = Command::new(env!("CARGO_BIN_EXE_cubist"))
-        .args(["datagen", "--games", "24", "--nodes", "500", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o =
+        Command::new(CUBIST).args(["datagen", "--games", "24", "--nodes", "500", "--out"]).arg(&out).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds games of other settings"));
     assert_eq!(std::fs::read(&out).unwrap(), expect);

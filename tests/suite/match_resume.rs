@@ -11,9 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
-
-use crate::common::Scratch;
+use crate::common::{CUBIST, Scratch};
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

@@ -2,8 +2,10 @@
 
 use std::process::Command;
 
+use crate::common::CUBIST;
+
 fn cubist(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cubist")).args(args).output().expect("run cubist");
+    let out = Command::new(CUBIST).args(args).output().expect("run cubist");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -6,12 +6,14 @@
 use cubist::{Position, Variant};
 use std::process::Command;
 
+use crate::common::CUBIST;
+
 /// Runs `scripts/<script>` with `--engine` the built binary and `args`.
 fn script(script: &str, args: &[&str]) -> std::process::Output {
     Command::new("python3")
         .arg(format!("{}/scripts/{script}", env!("CARGO_MANIFEST_DIR")))
         .arg("--engine")
-        .arg(env!("CARGO_BIN_EXE_cubist"))
+        .arg(CUBIST)
         .args(args)
         .output()
         .expect("python3 runs (CI installs it)")

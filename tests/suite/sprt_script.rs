@@ -6,9 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
-
-use crate::common::Scratch;
+use crate::common::{CUBIST, Scratch};
 
 /// An executable in `dir` that runs the fake engine with `args`.
 fn fake_engine(dir: &Path, name: &str, args: &str) -> String {

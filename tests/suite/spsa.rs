@@ -8,9 +8,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const CUBIST: &str = env!("CARGO_BIN_EXE_cubist");
-
-use crate::common::Scratch;
+use crate::common::{CUBIST, Scratch};
 
 /// A fresh scratch directory for one test, removed when it ends.
 fn scratch(name: &str) -> Scratch {

@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use crate::common::{Scratch, spawn_cubist};
+use crate::common::{CUBIST, Scratch, spawn_cubist};
 
 /// How long any single expected line may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -725,7 +725,7 @@ fn skill_level_limits_depth_and_picks_among_four_lines() {
 /// has `ulimit -v`, whatever the machine's memory.
 #[test]
 fn refused_threads_and_hash_are_errors_under_a_memory_limit() {
-    let script = format!("ulimit -v 4000000 && exec '{}'", env!("CARGO_BIN_EXE_cubist"));
+    let script = format!("ulimit -v 4000000 && exec '{}'", CUBIST);
     let mut child = Command::new("sh")
         .args(["-c", &script])
         .stdin(Stdio::piped())
