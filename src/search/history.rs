@@ -88,6 +88,7 @@ impl CaptureKey {
 /// made only for a game that reads it).
 pub struct History {
     butterfly: Vec<i16>,
+    piece_to: Vec<i16>,
     counter: Vec<Move>,
     capture: Vec<i16>,
     continuation: Vec<i16>,
@@ -97,26 +98,39 @@ pub struct History {
 /// The continuation row of no move: all zero.
 static ZERO_ROW: [i16; PIECE_TO] = [0; PIECE_TO];
 
+/// The weights of the tables beside the butterfly history in a quiet
+/// move's score, in hundredths (0: the table is not read).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct QuietWeights {
+    /// The continuation history's.
+    pub cont: i32,
+    /// The piece-to history's.
+    pub piece_to: i32,
+}
+
 /// Scores quiet moves of one node (see [`History::quiet_scorer`]).
 pub struct QuietScorer<'a> {
     butterfly: &'a [i16],
+    piece_to: &'a [i16],
     rows: [&'a [i16]; 2],
-    weight: i32,
+    weights: QuietWeights,
 }
 
 impl QuietScorer<'_> {
-    /// Twice the butterfly history of `m` plus its weighted continuation history.
+    /// Twice the butterfly history of `m` plus its weighted continuation
+    /// and piece-to histories.
     #[inline(always)]
     pub fn score(&self, pos: &Position, m: Move) -> i32 {
         let bf = self.butterfly[(m.bits() & 0x3_ffff) as usize] as i32;
-        let cont = match pos.piece_at(m.from()) {
+        let more = match pos.piece_at(m.from()) {
             Some(p) => {
                 let pt = p.kind.index() * 512 + m.to().index();
-                (self.rows[0][pt] as i32 + self.rows[1][pt] as i32) * self.weight / 100
+                let cont = (self.rows[0][pt] as i32 + self.rows[1][pt] as i32) * self.weights.cont / 100;
+                cont + self.piece_to[pt] as i32 * self.weights.piece_to / 100
             }
             None => 0,
         };
-        2 * bf + cont
+        2 * bf + more
     }
 }
 
@@ -147,6 +161,7 @@ impl History {
     fn allocate(&mut self, continuation: bool) {
         if self.butterfly.is_empty() {
             self.butterfly = vec![0; 2 * 512 * 512];
+            self.piece_to = vec![0; 2 * PIECE_TO];
             self.counter = vec![Move::NONE; 2 * 512 * 512];
             self.capture = vec![0; 2 * PIECE_TO * PieceKind::COUNT];
         }
@@ -160,6 +175,7 @@ impl History {
     fn unallocated() -> History {
         History {
             butterfly: Vec::new(),
+            piece_to: Vec::new(),
             counter: Vec::new(),
             capture: Vec::new(),
             continuation: Vec::new(),
@@ -171,6 +187,7 @@ impl History {
     #[cfg(test)]
     pub fn clear(&mut self) {
         self.butterfly.fill(0);
+        self.piece_to.fill(0);
         self.counter.fill(Move::NONE);
         self.capture.fill(0);
         self.continuation.fill(0);
@@ -190,10 +207,14 @@ impl History {
         self.butterfly[History::index(side, m)] as i32
     }
 
-    /// Moves a quiet move's score by `bonus` (positive: it cut off; negative: it failed).
+    /// Moves a quiet move's butterfly and piece-to histories (its key `pt`)
+    /// by `bonus` (positive: it cut off; negative: it failed).
     #[inline]
-    pub fn update(&mut self, side: Color, m: Move, bonus: i32) {
+    pub fn update(&mut self, side: Color, m: Move, pt: PieceTo, bonus: i32) {
         apply(&mut self.butterfly[History::index(side, m)], bonus);
+        if !pt.is_none() {
+            apply(&mut self.piece_to[side.index() * PIECE_TO + pt.0 as usize], bonus);
+        }
     }
 
     /// The capture history of a capture or promotion.
@@ -234,17 +255,17 @@ impl History {
     }
 
     /// The ordering score of a quiet move that is no killer or countermove:
-    /// twice its butterfly history plus its continuation history times
-    /// `weight` hundredths (the reduction of LMR reads half of it).
+    /// twice its butterfly history plus its continuation and piece-to
+    /// histories times their `weights` (the reduction of LMR reads half of it).
     #[inline]
-    pub fn quiet_score(&self, pos: &Position, m: Move, conts: [PieceTo; 2], weight: i32) -> i32 {
-        self.quiet_scorer(pos.side_to_move(), conts, weight).score(pos, m)
+    pub fn quiet_score(&self, pos: &Position, m: Move, conts: [PieceTo; 2], weights: QuietWeights) -> i32 {
+        self.quiet_scorer(pos.side_to_move(), conts, weights).score(pos, m)
     }
 
     /// [`History::quiet_score`] for many moves of one node: the side's
     /// butterfly table and the two continuation rows looked up once.
     #[inline]
-    pub fn quiet_scorer(&self, side: Color, conts: [PieceTo; 2], weight: i32) -> QuietScorer<'_> {
+    pub fn quiet_scorer(&self, side: Color, conts: [PieceTo; 2], weights: QuietWeights) -> QuietScorer<'_> {
         let row = |c: PieceTo| {
             if c.is_none() {
                 &ZERO_ROW[..]
@@ -255,8 +276,9 @@ impl History {
         let side_start = side.index() << 18;
         QuietScorer {
             butterfly: &self.butterfly[side_start..side_start + (1 << 18)],
+            piece_to: &self.piece_to[side.index() * PIECE_TO..(side.index() + 1) * PIECE_TO],
             rows: [row(conts[0]), row(conts[1])],
-            weight,
+            weights,
         }
     }
 
@@ -362,9 +384,17 @@ mod tests {
         let moves = pos.legal_moves();
         let mut h = History::new();
         for _ in 0..1000 {
-            h.update(Color::White, moves[0], bonus(20));
+            h.update(Color::White, moves[0], PieceTo::of(&pos, moves[0]), bonus(20));
         }
         assert!(h.score(Color::White, moves[0]) <= HISTORY_MAX);
+        let only_piece_to = QuietWeights { cont: 0, piece_to: 100 };
+        let piece_to = |h: &History, side, m| h.quiet_scorer(side, [PieceTo::NONE; 2], only_piece_to).score(&pos, m);
+        assert_eq!(
+            piece_to(&h, Color::White, moves[0]),
+            3 * h.score(Color::White, moves[0]),
+            "updated with the butterfly"
+        );
+        assert_eq!(piece_to(&h, Color::Black, moves[0]), 0, "by side");
         assert!(h.score(Color::White, moves[0]) > HISTORY_MAX / 2);
         assert_eq!(h.score(Color::Black, moves[0]), 0);
         h.add_killer(3, moves[1]);
@@ -394,6 +424,7 @@ mod tests {
         h.clear();
         assert_eq!(h.killers(3), [Move::NONE; 2]);
         assert_eq!(h.continuation([c, c], pt), 0);
+        assert_eq!(piece_to(&h, Color::White, moves[0]), 0);
         assert_eq!(h.capture_score(key(Color::White, Some(PieceKind::Queen))), 0);
     }
 
@@ -418,7 +449,7 @@ mod tests {
         let all = Histories::new(2);
         {
             let mut h = all.lease(1, true);
-            h.update(Color::White, m, bonus(6));
+            h.update(Color::White, m, PieceTo::of(&pos, m), bonus(6));
             h.add_killer(2, m);
             h.set_countermove(Color::Black, m, m);
         }

@@ -17,7 +17,7 @@
 //! MVV-LVA, then killers, the countermove and quiet moves by history, then
 //! captures that lose material in exchange (SEE) and underpromotions.
 
-use super::history::{CaptureKey, History, PieceTo};
+use super::history::{CaptureKey, History, PieceTo, QuietWeights};
 use super::see::{captured, see_ge};
 use crate::core::movegen::MoveSink;
 use crate::core::{Bitboard, Move, MoveFlag, PieceKind, Position, Square};
@@ -65,8 +65,8 @@ pub struct NodeContext {
     pub prev: Move,
     /// The piece-to keys of the moves one and two plies back (none when the continuation history is off).
     pub conts: [PieceTo; 2],
-    /// The continuation history's weight in hundredths.
-    pub cont_weight: i32,
+    /// The weights of the continuation and piece-to histories in quiet-move order.
+    pub quiet: QuietWeights,
     /// The capture history's weight in capture order, in hundredths.
     pub capture_weight: i32,
 }
@@ -74,8 +74,13 @@ pub struct NodeContext {
 impl NodeContext {
     /// The context of a root (no move before it).
     #[cfg(test)]
-    pub const ROOT: NodeContext =
-        NodeContext { ply: 0, prev: Move::NONE, conts: [PieceTo::NONE; 2], cont_weight: 0, capture_weight: 0 };
+    pub const ROOT: NodeContext = NodeContext {
+        ply: 0,
+        prev: Move::NONE,
+        conts: [PieceTo::NONE; 2],
+        quiet: QuietWeights { cont: 0, piece_to: 0 },
+        capture_weight: 0,
+    };
 }
 
 /// The moves of every node on the current path, as one stack.
@@ -197,7 +202,7 @@ impl MoveBuffer {
         let side = pos.side_to_move();
         let killers = hist.killers(node.ply);
         let counter = hist.countermove(side, node.prev);
-        let quiet = hist.quiet_scorer(side, node.conts, node.cont_weight);
+        let quiet = hist.quiet_scorer(side, node.conts, node.quiet);
         let (start, end) = (range.start, range.end);
         for (&m, score) in self.moves[range.clone()].iter().zip(&mut self.scores[range]) {
             *score = if m == tt_move {

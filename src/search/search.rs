@@ -223,11 +223,8 @@ impl Searcher<'_> {
             }
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
-            let quiet_stat = if reducible && quiet {
-                self.hist.quiet_score(&self.pos, m, node.conts, node.cont_weight) / 2
-            } else {
-                0
-            };
+            let quiet_stat =
+                if reducible && quiet { self.hist.quiet_score(&self.pos, m, node.conts, node.quiet) / 2 } else { 0 };
             self.set_move(ply, m);
             self.prefetch_child(m);
             let undo = self.make_move(m);
@@ -272,11 +269,13 @@ impl Searcher<'_> {
                             }
                         }
                         if quiet {
-                            self.hist.update(side, m, b);
-                            self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, m), b);
+                            let pt = PieceTo::of(&self.pos, m);
+                            self.hist.update(side, m, pt, b);
+                            self.hist.update_continuation(node.conts, pt, b);
                             for &q in &quiets {
-                                self.hist.update(side, q, -b);
-                                self.hist.update_continuation(node.conts, PieceTo::of(&self.pos, q), -b);
+                                let pt = PieceTo::of(&self.pos, q);
+                                self.hist.update(side, q, pt, -b);
+                                self.hist.update_continuation(node.conts, pt, -b);
                             }
                             self.hist.add_killer(ply, m);
                             self.hist.set_countermove(side, prev, m);

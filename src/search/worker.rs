@@ -4,7 +4,7 @@
 //! The node search lives in `search.rs`, quiescence in `qsearch.rs`, the
 //! iterative deepening loop in `root.rs`; all are methods of [`Searcher`].
 
-use super::history::{History, PieceTo};
+use super::history::{History, PieceTo, QuietWeights};
 use super::limits::Limits;
 use super::movepick::MoveBuffer;
 use super::movepick::NodeContext;
@@ -208,7 +208,6 @@ impl<'a> Searcher<'a> {
     /// The ordering context of the node at `ply` (at least 1).
     #[inline(always)]
     pub(super) fn node_context(&self, ply: usize) -> NodeContext {
-        let cont_weight = self.t.cont_history_weight;
         let conts = if self.t.reads_continuation_history() {
             let two_back = if ply >= 2 { self.stack[ply - 2].piece_to } else { PieceTo::NONE };
             [self.stack[ply - 1].piece_to, two_back]
@@ -219,7 +218,7 @@ impl<'a> Searcher<'a> {
             ply,
             prev: self.stack[ply - 1].mv,
             conts,
-            cont_weight,
+            quiet: QuietWeights { cont: self.t.cont_history_weight, piece_to: self.t.piece_to_weight },
             capture_weight: self.t.capture_history_weight,
         }
     }
