@@ -10,6 +10,7 @@
 //! hundredths (`lmr_base_hdc = 75` is 0.75) so that every tunable is an `i32`
 //! that a UCI spin option (feature `tune`) or an SPSA script can move.
 
+use super::history::bonus;
 use crate::core::{PerGame, VariantKind};
 use thiserror::Error;
 
@@ -138,6 +139,8 @@ tunables! {
     mate_checks_only = 1, 1; 0, 1, "1: a node whose alpha is a mate within three plies searches only checking moves (nothing else can beat it: sound). Rows 43, 44.";
     cont_history_weight = 0, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either). Off in hdc: row 42 of docs/strength.md.";
     piece_to_weight = 0, 0; 0, 200, "Weight of the piece-to history (by side, moving piece kind and to-square: 7,168 slots against the butterfly table's 524,288, so it learns from fewer cutoffs) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0: not read.";
+    history_bonus_slope = 0, 0; 0, 1000, "If non-zero, a cutoff at depth d moves the histories by this times d (capped at history_bonus_max) instead of 16 d² + 32 d (capped at 2,000): larger steps at the shallow depths where most cutoffs fall.";
+    history_bonus_max = 1500, 1500; 100, 4000, "The cap of history_bonus_slope's bonus.";
     capture_history_weight = 50, 0; 0, 200, "Weight of the capture history (by side, capturing piece and square, captured kind) added to a capture's order score (its victim's value times 16 less its capturer's eighth), in hundredths; 0 with `capture_see_div` 0 turns it off (no table updates either). Off in haberkorn: row 46 of docs/strength.md.";
     capture_see_div = 64, 0; 0, 1024, "The exchange-loss margin of capture pruning widens by one centipawn per this much capture history (and narrows for a bad one); 0: the history plays no part.";
     qs_recaptures_from = 4, 4; 1, 32, "Quiescence plies after which only recaptures are searched.";
@@ -166,6 +169,16 @@ impl Tunables {
     /// Whether a search with these numbers reads the continuation history (its weight is not 0).
     pub fn reads_continuation_history(&self) -> bool {
         self.cont_history_weight > 0
+    }
+
+    /// How far a cutoff at `depth` moves the histories (see `history_bonus_slope`).
+    #[inline]
+    pub fn history_bonus(&self, depth: i32) -> i32 {
+        if self.history_bonus_slope > 0 {
+            (self.history_bonus_slope * depth).min(self.history_bonus_max)
+        } else {
+            bonus(depth)
+        }
     }
 
     /// Whether a search with these numbers reads the capture history (in move
@@ -271,6 +284,14 @@ impl SearchParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_history_bonus_is_quadratic_unless_a_slope_is_set() {
+        let mut t = Tunables::defaults(VariantKind::Haberkorn);
+        assert_eq!((1..=12).map(|d| t.history_bonus(d)).collect::<Vec<_>>(), (1..=12).map(bonus).collect::<Vec<_>>());
+        t.set("history_bonus_slope", 300).unwrap();
+        assert_eq!([1, 4, 5, 9].map(|d| t.history_bonus(d)), [300, 1200, 1500, 1500]);
+    }
 
     #[test]
     fn every_default_lies_in_its_range_and_names_are_unique() {

@@ -27,7 +27,7 @@
 //! whose alpha is already a mate within three plies searches only its
 //! checking moves (`mate_checks_only`: nothing else can beat it).
 
-use super::history::{CaptureKey, PieceTo, bonus};
+use super::history::{CaptureKey, PieceTo};
 use super::movepick::is_quiet;
 use super::score::{INF, MATE_BOUND, MAX_PLY, is_mate, mate_distance, mated_in, score_from_tt, score_to_tt};
 use super::see::see_ge;
@@ -259,7 +259,7 @@ impl Searcher<'_> {
                     }
                     if score >= beta {
                         let side = self.pos.side_to_move();
-                        let b = bonus(depth);
+                        let b = t.history_bonus(depth);
                         if capture_history {
                             if !quiet {
                                 self.hist.update_capture(CaptureKey::of(&self.pos, m), b);
