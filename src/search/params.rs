@@ -138,8 +138,8 @@ tunables! {
     mate_reach_slack = 0, 0; 0, 4, "Plies beyond the remaining depth within which a mate proven in the window still turns off late-move pruning and reductions. 0: 2 (a check extension each way) let a haberkorn depth-6 search spend 30 M nodes on full-width attacks under a mate 5 (rows 43, 44 of docs/strength.md).";
     mate_checks_only = 1, 1; 0, 1, "1: a node whose alpha is a mate within three plies searches only checking moves (nothing else can beat it: sound). Rows 43, 44.";
     cont_history_weight = 0, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either). Off in hdc: row 42 of docs/strength.md.";
-    piece_to_weight = 0, 0; 0, 200, "Weight of the piece-to history (by side, moving piece kind and to-square: 7,168 slots against the butterfly table's 524,288, so it learns from fewer cutoffs) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0: not read.";
-    history_bonus_slope = 0, 0; 0, 1000, "If non-zero, a cutoff at depth d moves the histories by this times d (capped at history_bonus_max) instead of 16 d² + 32 d (capped at 2,000): larger steps at the shallow depths where most cutoffs fall.";
+    piece_to_weight = 0, 100; 0, 200, "Weight of the piece-to history (by side, moving piece kind and to-square: 7,168 slots against the butterfly table's 524,288, so it learns from fewer cutoffs) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0: not read. On in haberkorn with history_bonus_slope: row 64 of docs/strength.md.";
+    history_bonus_slope = 0, 300; 0, 1000, "If non-zero, a cutoff at depth d moves the histories by this times d (capped at history_bonus_max) instead of 16 d² + 32 d (capped at 2,000): larger steps at the shallow depths where most cutoffs fall. On in haberkorn: row 64 of docs/strength.md.";
     history_bonus_max = 1500, 1500; 100, 4000, "The cap of history_bonus_slope's bonus.";
     capture_history_weight = 50, 0; 0, 200, "Weight of the capture history (by side, capturing piece and square, captured kind) added to a capture's order score (its victim's value times 16 less its capturer's eighth), in hundredths; 0 with `capture_see_div` 0 turns it off (no table updates either). Off in haberkorn: row 46 of docs/strength.md.";
     capture_see_div = 64, 0; 0, 1024, "The exchange-loss margin of capture pruning widens by one centipawn per this much capture history (and narrows for a bad one); 0: the history plays no part.";
@@ -287,10 +287,12 @@ mod tests {
 
     #[test]
     fn the_history_bonus_is_quadratic_unless_a_slope_is_set() {
-        let mut t = Tunables::defaults(VariantKind::Haberkorn);
+        let mut t = Tunables::defaults(VariantKind::Hdc);
         assert_eq!((1..=12).map(|d| t.history_bonus(d)).collect::<Vec<_>>(), (1..=12).map(bonus).collect::<Vec<_>>());
         t.set("history_bonus_slope", 300).unwrap();
         assert_eq!([1, 4, 5, 9].map(|d| t.history_bonus(d)), [300, 1200, 1500, 1500]);
+        let h = Tunables::defaults(VariantKind::Haberkorn);
+        assert_eq!([1, 4, 5, 9].map(|d| h.history_bonus(d)), [300, 1200, 1500, 1500], "haberkorn's default slope");
     }
 
     #[test]
