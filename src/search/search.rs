@@ -1,7 +1,7 @@
 //! The principal-variation search of a node below the root: transposition
 //! table cutoffs, reverse futility and null-move pruning (verified where
-//! zugzwang is plausible), then the move loop with late-move pruning,
-//! futility and exchange pruning near the leaves (a capture with good
+//! zugzwang is plausible), then the move loop with late-move and history
+//! pruning, futility and exchange pruning near the leaves (a capture with good
 //! capture history may lose more), late-move reductions (less for a move
 //! with good history, see `lmr_history_div`) and a check extension.
 //! Repetitions, the fifty-move rule and dead material score as draws; mate
@@ -161,7 +161,12 @@ impl Searcher<'_> {
         let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + t.mate_reach_slack);
         let mate_window = (alpha >= MATE_BOUND && within_reach(alpha)) || (beta <= -MATE_BOUND && within_reach(beta));
         let lmp_count = (t.lmp_base + depth * depth + t.lmp_share * move_count * depth / 100) / (2 - improving as i32);
-        let prune_depth = t.lmp_max_depth.max(t.futility_max_depth).max(t.see_quiet_depth).max(t.see_capture_depth);
+        let prune_depth = t
+            .lmp_max_depth
+            .max(t.history_prune_depth)
+            .max(t.futility_max_depth)
+            .max(t.see_quiet_depth)
+            .max(t.see_capture_depth);
         let (mut best, mut best_move) = (-INF, Move::NONE);
         let mut quiets: ArrayVec<Move, 64> = ArrayVec::new();
         let mut captures: ArrayVec<Move, 32> = ArrayVec::new();
@@ -196,6 +201,12 @@ impl Searcher<'_> {
                         && !mate_window
                         && depth <= t.lmp_max_depth
                         && tried >= lmp_count
+                    {
+                        continue;
+                    }
+                    if depth <= t.history_prune_depth
+                        && !mate_window
+                        && self.hist.quiet_score(&self.pos, m, node.conts, node.quiet) < -t.history_prune_margin * depth
                     {
                         continue;
                     }
