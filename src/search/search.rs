@@ -189,6 +189,7 @@ impl Searcher<'_> {
             let order = self.buf.score_at(i);
             // Decided at most once per move, and only where pruning or LMR asks.
             let mut safe_check = None;
+            let mut history = None;
             if !in_check
                 && tried > 0
                 && depth <= prune_depth
@@ -206,7 +207,8 @@ impl Searcher<'_> {
                     }
                     if depth <= t.history_prune_depth
                         && !mate_window
-                        && self.hist.quiet_score(&self.pos, m, node.conts, node.quiet) < -t.history_prune_margin * depth
+                        && *history.get_or_insert_with(|| self.hist.quiet_score(&self.pos, m, node.conts, node.quiet))
+                            < -t.history_prune_margin * depth
                     {
                         continue;
                     }
@@ -234,8 +236,11 @@ impl Searcher<'_> {
             }
             let reducible = sw.lmr && !mate_window && depth >= t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
             let safe_check = reducible && safe_check.unwrap_or_else(|| self.safe_check(&mut checks, m));
-            let quiet_stat =
-                if reducible && quiet { self.hist.quiet_score(&self.pos, m, node.conts, node.quiet) / 2 } else { 0 };
+            let quiet_stat = if reducible && quiet {
+                history.unwrap_or_else(|| self.hist.quiet_score(&self.pos, m, node.conts, node.quiet)) / 2
+            } else {
+                0
+            };
             self.set_move(ply, m);
             self.prefetch_child(m);
             let undo = self.make_move(m);
