@@ -121,8 +121,8 @@ tunables! {
     lmp_max_depth = 8, 8; 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
     lmp_base = 3, 3; 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
     lmp_share = 0, 0; 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
-    history_prune_depth = 0, 4; 0, 12, "Quiet moves whose history score (as ordered, the killers' and countermove's too) lies below -history_prune_margin times the depth are pruned at this depth or less, as late-move pruning is (never at a node in check or in a mate window, nor a safe check); 0: off. On in haberkorn (4, margin 3000): row 68 of docs/strength.md.";
-    history_prune_margin = 3000, 3000; 250, 30000, "The history score per ply of depth below which history_prune_depth prunes a quiet move.";
+    history_prune_depth = 0, 4; 0, 12, "Quiet moves whose history score (as ordered, the killers' and countermove's too) lies below -history_prune_margin times the depth are pruned at this depth or less, as late-move pruning is (never at a node in check or in a mate window, nor a safe check); 0: off. On in haberkorn (4, margin 2000): rows 68 and 73 of docs/strength.md.";
+    history_prune_margin = 3000, 2000; 250, 30000, "The history score per ply of depth below which history_prune_depth prunes a quiet move (haberkorn 2000: row 73 of docs/strength.md).";
     futility_max_depth = 6, 6; 0, 12, "Futility pruning of quiet moves only at this depth or less.";
     futility_base = 120, 120; 0, 600, "Futility margin at depth 0.";
     futility_depth = 100, 100; 20, 400, "Futility margin per ply of depth.";
