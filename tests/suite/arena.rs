@@ -94,8 +94,10 @@ fn fault_match(name: &str, fault: &str, limits: &str, wrap: bool) -> Outcome {
     let wrap_args = if wrap { format!(" arg=--wrap arg={}", engine()) } else { String::new() };
     let bad_args: String = words(fault).iter().map(|w| format!(" arg={w}")).collect();
     // A short wait only where the fault is silence: on a loaded machine a
-    // Python fake can take seconds to answer its first `uci`.
-    let timeout = if fault.contains("--noready") { " readytimeout=3" } else { "" };
+    // Python fake can take seconds to answer its first `uci` (at 3 s the
+    // mid-game case once timed out on an answer that was only late, beside
+    // a four-engine match on two cores, and lost before its first move).
+    let timeout = if fault.contains("--noready") { " readytimeout=6" } else { "" };
     let mut args = words(&format!(
         "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args}{timeout}",
         f = fake()
