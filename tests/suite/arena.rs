@@ -95,8 +95,8 @@ fn fault_match(name: &str, fault: &str, limits: &str, wrap: bool) -> Outcome {
     let bad_args: String = words(fault).iter().map(|w| format!(" arg={w}")).collect();
     // A short wait only where the fault is silence: on a loaded machine a
     // Python fake can take seconds to answer its first `uci` (at 3 s the
-    // mid-game case once timed out on an answer that was only late, beside
-    // a four-engine match on two cores, and lost before its first move).
+    // mid-game case once lost before its first move beside a four-engine
+    // match on two cores, most likely a late answer taken for silence).
     let timeout = if fault.contains("--noready") { " readytimeout=6" } else { "" };
     let mut args = words(&format!(
         "--engine cmd={f} name=good{wrap_args} --engine cmd={f} name=bad{bad_args}{wrap_args}{timeout}",
