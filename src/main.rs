@@ -412,10 +412,11 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
     let done = cubist::learn::datagen::run(&cfg, &mut out, true)?;
     let secs = start.elapsed().as_secs_f64();
     note(&format!(
-        "{} games, {} positions in {secs:.1} s ({:.0} positions/s) written to {name}",
+        "{} games, {} positions in {secs:.1} s ({:.0} positions/s, {:.0} nodes/s) written to {name}",
         done.games,
         done.positions,
         done.positions as f64 / secs.max(1e-9),
+        done.nodes as f64 / secs.max(1e-9),
     ));
     Ok(())
 }

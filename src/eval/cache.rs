@@ -47,7 +47,32 @@ impl Default for EvalCache {
     }
 }
 
+thread_local! {
+    /// A cache that a dropped evaluation left to its thread's next one (see [`EvalCache::take`]).
+    static SPARE: std::cell::Cell<Option<EvalCache>> = const { std::cell::Cell::new(None) };
+}
+
 impl EvalCache {
+    /// The cache this thread's last evaluation left ([`EvalCache::put_back`]),
+    /// or an empty one. What it holds stays valid: a hit gives exactly what
+    /// evaluating again would, so a search thread's cache is warm from the
+    /// start of each search, and its half megabyte is not allocated and
+    /// faulted in anew (both counted in datagen's 2,000-node searches).
+    pub fn take() -> EvalCache {
+        SPARE.take().unwrap_or_default()
+    }
+
+    /// Leaves `self` to this thread's next [`EvalCache::take`].
+    pub fn put_back(self) {
+        SPARE.set(Some(self));
+    }
+
+    /// A cache without slots, which nothing may look up (it stands in for
+    /// a cache being put back, and allocates nothing).
+    pub(super) fn empty() -> EvalCache {
+        EvalCache { pawns: Box::default(), evals: Box::default() }
+    }
+
     /// An empty cache (about 450 KB).
     pub fn new() -> EvalCache {
         EvalCache {

@@ -466,13 +466,20 @@ impl Linear {
     pub fn new(pos: &Position) -> Linear {
         let mut sums = Vec::with_capacity(LEVELS_RESERVED);
         sums.push(Sums::of(pos));
-        Linear { cache: EvalCache::new(), table: PsqTable::get(pos.variant().kind, pos.variant().layers), sums }
+        Linear { cache: EvalCache::take(), table: PsqTable::get(pos.variant().kind, pos.variant().layers), sums }
     }
 
     /// The sums of the position the search is at.
     #[inline(always)]
     fn current(&self) -> Sums {
         self.sums.last().copied().unwrap_or_default()
+    }
+}
+
+impl Drop for Linear {
+    /// Leaves the cache to the thread's next evaluation.
+    fn drop(&mut self) {
+        std::mem::replace(&mut self.cache, EvalCache::empty()).put_back();
     }
 }
 

@@ -167,7 +167,8 @@ fn white_cp(score: Score, side: Color) -> i32 {
 
 /// Plays game `index`: every ply's move, with the score of the position
 /// before it where that position is a sample (quiet, see the module docs).
-pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameData {
+/// `nodes` grows by the nodes its searches took.
+pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64, nodes: &mut u64) -> GameData {
     engine.clear();
     let start = opening(cfg, index);
     let mut pos = start.clone();
@@ -184,6 +185,7 @@ pub fn play_game(engine: &mut Engine, cfg: &DatagenConfig, index: u64) -> GameDa
             break 0.5;
         }
         let (score, best) = engine.search_to_end(&pos, Limits { nodes: Some(cfg.nodes), ..Limits::default() });
+        *nodes += engine.nodes();
         let Some(best) = best else { break 0.5 };
         // A node budget too small to finish depth 1 (hdc's 200-odd root moves) gives no score: play on.
         let Some(score) = score else {
@@ -222,6 +224,8 @@ pub struct DatagenSummary {
     pub games: u64,
     /// Positions written.
     pub positions: u64,
+    /// Nodes searched by all the games' searches.
+    pub nodes: u64,
 }
 
 /// Plays the configured games on `cfg.threads` rayon threads and writes
@@ -256,6 +260,7 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let positions = AtomicU64::new(0);
+    let nodes = AtomicU64::new(0);
     let started = std::time::Instant::now();
     let out = Mutex::new(out);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.threads).build().map_err(|e| e.to_string())?;
@@ -264,7 +269,9 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
         indices.par_iter().try_for_each_init(
             || Engine::new(settings.clone()),
             |engine, &index| -> Result<(), String> {
-                let game = play_game(engine, cfg, index);
+                let mut searched = 0;
+                let game = play_game(engine, cfg, index, &mut searched);
+                nodes.fetch_add(searched, Ordering::Relaxed);
                 let count = game.plies.iter().filter(|p| p.1.is_some()).count();
                 let bytes = match cfg.format {
                     Format::Binary => {
@@ -289,7 +296,11 @@ pub fn run(cfg: &DatagenConfig, out: &mut (dyn Write + Send), progress: bool) ->
         )
     })?;
     bar.finish();
-    Ok(DatagenSummary { games: indices.len() as u64, positions: positions.load(Ordering::Relaxed) })
+    Ok(DatagenSummary {
+        games: indices.len() as u64,
+        positions: positions.load(Ordering::Relaxed),
+        nodes: nodes.load(Ordering::Relaxed),
+    })
 }
 
 #[cfg(test)]
@@ -305,8 +316,8 @@ mod tests {
     fn a_game_is_a_function_of_seed_and_index() {
         let cfg = tiny(Games::Haberkorn);
         let mut engine = Engine::new(Settings { hash_mb: 2, ..Settings::default() });
-        let a = play_game(&mut engine, &cfg, 1);
-        let b = play_game(&mut engine, &cfg, 1);
+        let a = play_game(&mut engine, &cfg, 1, &mut 0);
+        let b = play_game(&mut engine, &cfg, 1, &mut 0);
         assert_eq!(a, b);
         let samples = a.samples();
         assert!(!samples.is_empty());
@@ -327,7 +338,7 @@ mod tests {
         let mut file = file_start(&cfg.header());
         let mut games = Vec::new();
         for index in 0..2 {
-            let game = play_game(&mut engine, &cfg, index);
+            let game = play_game(&mut engine, &cfg, index, &mut 0);
             let mut record = Vec::new();
             game.encode(&mut record);
             assert_eq!(view(&decode_game(&record[4..]).unwrap()), view(&game));

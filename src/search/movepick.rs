@@ -96,8 +96,9 @@ pub struct MoveBuffer {
 }
 
 impl Default for MoveBuffer {
+    /// An empty buffer without room reserved (it grows as moves come).
     fn default() -> MoveBuffer {
-        MoveBuffer::new()
+        MoveBuffer { moves: Vec::new(), scores: Vec::new(), keys: Vec::new() }
     }
 }
 

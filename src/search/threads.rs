@@ -30,12 +30,12 @@ use super::score::{INF, MATE_BOUND, MAX_PLY, to_score};
 use super::signals::Signals;
 use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
-use super::worker::{NodeCounter, RootMove, Searcher, Shared};
+use super::worker::{Doorbell, NodeCounter, RootMove, Searcher, Shared};
 use crate::core::{Move, Position};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use thiserror::Error;
@@ -339,6 +339,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         tt,
         signals,
         abort: AtomicBool::new(false),
+        watchdog: Doorbell::default(),
         counters: (0..threads).map(|_| NodeCounter::default()).collect(),
         time: TimeManager::with_tunables(
             limits,
@@ -365,13 +366,14 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
     };
     let main_proposal = pool.scope(|scope| {
         /// Raises the abort flag when the main searcher is done, also if it unwinds.
-        struct AbortOnDrop<'a>(&'a AtomicBool);
+        struct AbortOnDrop<'a>(&'a Shared<'a>);
         impl Drop for AbortOnDrop<'_> {
             fn drop(&mut self) {
-                self.0.store(true, Ordering::Relaxed);
+                self.0.abort.store(true, Ordering::Relaxed);
+                self.0.watchdog.wake();
             }
         }
-        let _abort = AbortOnDrop(&shared.abort);
+        let _abort = AbortOnDrop(&shared);
         let (team, shared) = (&team, &shared);
         scope.spawn_on(pool.threads(), move || watch(shared));
         if threads > 1 {
@@ -454,15 +456,20 @@ fn helper<'scope>(scope: &'scope Scope<'scope, '_>, team: &'scope Team<'scope>, 
 }
 
 /// The watchdog: raises the abort flag on `stop` or at the hard time limit
-/// (not while pondering); returns once the search has ended.
+/// (not while pondering); returns once the search has ended, woken by its
+/// [`Doorbell`] at once (the search waits for it, and a 2,000-node search
+/// takes a few milliseconds: a full [`WATCH_STEP`] of sleep after each cost
+/// datagen a tenth of its time).
 fn watch(shared: &Shared) {
+    let bell = &shared.watchdog;
+    let mut guard = bell.lock.lock().unwrap_or_else(PoisonError::into_inner);
     while !shared.abort.load(Ordering::Relaxed) {
         let signals = shared.signals;
         if signals.stopped() || (!signals.pondering.load(Ordering::Relaxed) && shared.time.hard_exceeded()) {
             shared.abort.store(true, Ordering::Relaxed);
             return;
         }
-        std::thread::sleep(WATCH_STEP);
+        guard = bell.rung.wait_timeout(guard, WATCH_STEP).unwrap_or_else(PoisonError::into_inner).0;
     }
 }
 

@@ -16,13 +16,33 @@ use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use crate::core::{Move, PieceKind, Position, Undo};
 use crate::eval::{Evaluator, Networks, SearchEval};
-use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// A node counter on its own cache line (one per thread, summed for reports).
 #[derive(Default, Debug)]
 #[repr(align(64))]
 pub struct NodeCounter(pub AtomicU64);
+
+/// Wakes a thread that waits in steps (the watchdog) before its step is
+/// over: it checks its condition holding `lock` and waits on `rung`, and
+/// [`Doorbell::wake`] takes the lock before notifying, so a change made
+/// before the wake is never missed for a whole step.
+#[derive(Default)]
+pub struct Doorbell {
+    /// Held by the waiter while it checks its condition.
+    pub lock: Mutex<()>,
+    /// Notified by [`Doorbell::wake`].
+    pub rung: Condvar,
+}
+
+impl Doorbell {
+    /// Wakes the waiter (after the change it should see has been made).
+    pub fn wake(&self) {
+        drop(self.lock.lock());
+        self.rung.notify_all();
+    }
+}
 
 /// What all threads of one search share.
 pub struct Shared<'a> {
@@ -32,6 +52,8 @@ pub struct Shared<'a> {
     pub signals: &'a Signals,
     /// Set by the main thread when the search must end (stop, limits).
     pub abort: AtomicBool,
+    /// Rung once `abort` is set at the end of the search, so the watchdog need not sleep out its step.
+    pub watchdog: Doorbell,
     /// Nodes per thread.
     pub counters: Vec<NodeCounter>,
     /// The time budget.
@@ -95,8 +117,8 @@ pub(super) struct Frame {
 
 /// LMR's reductions by depth and move number: `base + ln(depth) ln(move) / divisor`
 /// (both in hundredths, from the tunables), built per search thread.
-pub(super) fn lmr_table(base: i32, divisor: i32) -> Box<[[u8; 64]; 64]> {
-    let mut t = Box::new([[0u8; 64]; 64]);
+pub(super) fn lmr_table(base: i32, divisor: i32) -> Box<[[u8; 64]]> {
+    let mut t: Box<[[u8; 64]]> = vec![[0u8; 64]; 64].into_boxed_slice();
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
             let v = base as f64 / 100.0 + (d as f64).ln() * (m as f64).ln() / (divisor.max(1) as f64 / 100.0);
@@ -104,6 +126,53 @@ pub(super) fn lmr_table(base: i32, divisor: i32) -> Box<[[u8; 64]; 64]> {
         }
     }
     t
+}
+
+/// The heap memory every searcher needs, whatever it searches: its move
+/// buffer, its principal-variation table and its LMR table. A search
+/// thread keeps it from one search to the next (taken by
+/// [`Searcher::new`], put back when the searcher is dropped): allocating
+/// and faulting in its half megabyte anew cost datagen's 2,000-node
+/// searches several percent of their time.
+struct Scratch {
+    buf: MoveBuffer,
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    /// The LMR table and the (base, divisor) it was built for.
+    lmr: (Box<[[u8; 64]]>, (i32, i32)),
+}
+
+thread_local! {
+    /// This thread's [`Scratch`] while no searcher of the thread holds it.
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
+impl Scratch {
+    /// This thread's scratch memory, emptied, with the LMR table of
+    /// `(base, divisor)`: the memory kept since the thread's last search, or new.
+    fn take(base: i32, divisor: i32) -> Scratch {
+        let mut s = SCRATCH.take().unwrap_or_else(|| Scratch {
+            buf: MoveBuffer::new(),
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            lmr: (lmr_table(base, divisor), (base, divisor)),
+        });
+        s.buf.truncate(0);
+        s.pv.iter_mut().for_each(|line| line.fill(Move::NONE));
+        if s.lmr.1 != (base, divisor) {
+            s.lmr = (lmr_table(base, divisor), (base, divisor));
+        }
+        s
+    }
+}
+
+impl Drop for Searcher<'_> {
+    /// Keeps the searcher's [`Scratch`] for the thread's next search.
+    fn drop(&mut self) {
+        SCRATCH.set(Some(Scratch {
+            buf: std::mem::take(&mut self.buf),
+            pv: std::mem::take(&mut self.pv),
+            lmr: (std::mem::take(&mut self.lmr), (self.t.lmr_base, self.t.lmr_divisor)),
+        }));
+    }
 }
 
 /// One search thread: its position, move stack, histories and root moves.
@@ -121,7 +190,7 @@ pub struct Searcher<'a> {
     pub(super) pv: Vec<[Move; MAX_PLY + 1]>,
     pub(super) pv_len: [usize; MAX_PLY + 1],
     pub(super) stack: [Frame; MAX_PLY + 2],
-    pub(super) lmr: Box<[[u8; 64]; 64]>,
+    pub(super) lmr: Box<[[u8; 64]]>,
     /// The tunables of this position's game.
     pub(super) t: Tunables,
     /// Null-move pruning is off above this ply (inside a verification search).
@@ -142,18 +211,18 @@ impl<'a> Searcher<'a> {
         root_moves: Vec<RootMove>,
     ) -> Searcher<'a> {
         let t = shared.params.tunables[pos.variant().kind];
-        let lmr = lmr_table(t.lmr_base, t.lmr_divisor);
+        let Scratch { buf, pv, lmr: (lmr, _) } = Scratch::take(t.lmr_base, t.lmr_divisor);
         let eval = SearchEval::new(&shared.networks, &pos);
         Searcher {
             id,
             shared,
             pos,
             hist,
-            buf: MoveBuffer::new(),
+            buf,
             eval,
             nodes: 0,
             seldepth: 0,
-            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv,
             pv_len: [0; MAX_PLY + 1],
             stack: [Frame::default(); MAX_PLY + 2],
             nmp_min_ply: 0,
