@@ -322,33 +322,7 @@ impl Position {
 
     /// The 3D-FEN of this position.
     pub fn fen(&self) -> String {
-        let mut out = String::new();
-        for z in 0..self.variant.layers {
-            if z > 0 {
-                out.push('|');
-            }
-            for y in (0..8).rev() {
-                let mut empty = 0;
-                for x in 0..8 {
-                    match self.piece_at(Square::new(x, y, z)) {
-                        Some(p) => {
-                            if empty > 0 {
-                                out.push_str(&empty.to_string());
-                                empty = 0;
-                            }
-                            out.push(p.letter());
-                        }
-                        None => empty += 1,
-                    }
-                }
-                if empty > 0 {
-                    out.push_str(&empty.to_string());
-                }
-                if y > 0 {
-                    out.push('/');
-                }
-            }
-        }
+        let mut out = placement(self.variant.layers, |sq| self.piece_at(sq));
         out.push_str(if self.side == Color::White { " w " } else { " b " });
         if self.castling == 0 {
             out.push('-');
@@ -377,4 +351,37 @@ impl Position {
         out.push_str(&format!(" {} {}", self.halfmove, self.fullmove));
         out
     }
+}
+
+/// The placement field of a 3D-FEN (layers from I upward, each rank 8
+/// first) of a board of `layers` layers holding `piece_at`.
+pub(crate) fn placement(layers: u8, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+    let mut out = String::new();
+    for z in 0..layers {
+        if z > 0 {
+            out.push('|');
+        }
+        for y in (0..8).rev() {
+            let mut empty = 0;
+            for x in 0..8 {
+                match piece_at(Square::new(x, y, z)) {
+                    Some(p) => {
+                        if empty > 0 {
+                            out.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        out.push(p.letter());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+            }
+            if y > 0 {
+                out.push('/');
+            }
+        }
+    }
+    out
 }

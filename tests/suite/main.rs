@@ -27,5 +27,6 @@ mod search;
 mod shard;
 mod sprt_script;
 mod spsa;
+mod symmetry;
 mod tactics;
 mod uci;
