@@ -14,7 +14,7 @@ use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
 use cubist::gui::GuiOptions;
 use cubist::learn::data::Format;
 use cubist::learn::datagen::Games;
-use cubist::learn::train::{TrainConfig, TrainJob};
+use cubist::learn::train::{Augment, TrainConfig, TrainJob};
 use cubist::learn::tune::{TuneConfig, TuneJob};
 use std::ops::RangeInclusive;
 
@@ -265,6 +265,9 @@ pub struct TrainCli {
     /// Positions made from each training position by 1-3 random moves, taught by the linear evaluation alone.
     #[arg(long, default_value_t = 0)]
     pub augment: u32,
+    /// Images of each training position under the board's symmetries, up to 7 in hdc and 3 in haberkorn (chosen at random), with its score and result.
+    #[arg(long, default_value_t = 0)]
+    pub symmetries: u32,
     /// Train a residual network: its output is added to the linear evaluation, which it starts as.
     #[arg(long)]
     pub residual: bool,
@@ -295,7 +298,7 @@ impl TrainCli {
             data: self.data.clone(),
             held_out: self.held_out.clone(),
             variant: self.variant,
-            augment: self.augment as usize,
+            augment: Augment { children: self.augment as usize, symmetries: self.symmetries as usize, seed: self.seed },
             validation: self.validation,
             out: self.out.clone(),
             resume: self.resume.clone(),

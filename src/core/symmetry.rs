@@ -110,6 +110,21 @@ impl Symmetry {
         if !self.keeps(pos) {
             return None;
         }
+        self.image(pos, false)
+    }
+
+    /// `pos`'s pieces mapped by this symmetry, with the castling rights the
+    /// map does not carry over dropped (`None` for a map of another game's):
+    /// a position of the same game tree only where [`Symmetry::keeps`]
+    /// says so, but always the same pieces for an evaluation, which reads
+    /// no castling rights (the trainer's augmentation).
+    pub fn apply_to_pieces(self, pos: &Position) -> Option<Position> {
+        let stripped = Symmetry::IDENTITY.image(pos, true)?;
+        if self.keeps(&stripped) { self.image(pos, !self.keeps(pos)) } else { None }
+    }
+
+    /// The image of `pos`, its castling rights dropped if `drop_castling`.
+    fn image(self, pos: &Position, drop_castling: bool) -> Option<Position> {
         let layers = pos.variant().layers;
         let mut board: [Option<Piece>; 512] = [None; 512];
         for sq in pos.occupied() {
@@ -134,7 +149,7 @@ impl Symmetry {
             "{} {} {} {en_passant} {} {}",
             placement(layers, |sq| board[sq.index()]),
             fields[1],
-            fields[2],
+            if drop_castling { "-" } else { fields[2] },
             pos.halfmove_clock(),
             pos.fullmove_number()
         );
@@ -191,5 +206,17 @@ mod tests {
         let v = image.variant();
         assert_eq!((v.white_layer, v.black_layer), (4, 3));
         assert_eq!(image.fen(), Position::start(*v).fen());
+    }
+
+    #[test]
+    fn pieces_map_whatever_the_castling_rights() {
+        let hdc = Position::start(Variant::hdc());
+        for &s in Symmetry::of_game(VariantKind::Hdc) {
+            let image = s.apply_to_pieces(&hdc).expect("every hdc map applies to the pieces");
+            assert_eq!(image.occupied().count(), hdc.occupied().count());
+            assert_eq!(image.castling_rights() == 0, s != Symmetry::IDENTITY);
+        }
+        let swap = Symmetry { swap: true, ..Symmetry::IDENTITY };
+        assert!(swap.apply_to_pieces(&Position::start(Variant::haberkorn())).is_none());
     }
 }

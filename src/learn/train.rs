@@ -25,7 +25,7 @@
 
 use super::data::Sample;
 use super::driver::{LearnError, Log, check_out_folder, checkpoint_path, read_data_in_pieces};
-use crate::core::{Color, Position, VariantKind};
+use crate::core::{Color, Position, Symmetry, VariantKind};
 use crate::eval::nnue::{INPUTS, Network, QA, QB, features};
 use crate::files::{fnv1a, write_atomically};
 use rand::rngs::StdRng;
@@ -150,21 +150,38 @@ struct Entry {
     taught: bool,
 }
 
+/// What [`Dataset::augmented`] adds to each of a game's positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Augment {
+    /// Positions made from it by one to three random legal moves, taught by the linear evaluation alone.
+    pub children: usize,
+    /// Its images under the board's symmetries (see [`Symmetry`]), at most
+    /// this many of its game's (7 in hdc, 3 in haberkorn), chosen at random,
+    /// with its score and result.
+    pub symmetries: usize,
+    /// The seed of the random choices.
+    pub seed: u64,
+}
+
 impl Dataset {
     /// The positions of `game` among `samples`, in their order.
     pub fn new(samples: &[Sample], game: VariantKind) -> Dataset {
-        Dataset::augmented(samples, game, 0, 0)
+        Dataset::augmented(samples, game, Augment::default())
     }
 
-    /// The positions of `game` among `samples`, each followed by `children`
-    /// positions made from it by one to three random legal moves (a capture
-    /// when there is one, half of the time), whose target is the linear
-    /// evaluation alone: the positions a search visits hold more hanging
-    /// and traded material than a game's, and there the network learns
-    /// from the teacher. Deterministic for `seed`, whatever the thread count.
-    pub fn augmented(samples: &[Sample], game: VariantKind, children: usize, seed: u64) -> Dataset {
+    /// The positions of `game` among `samples`, each followed by its
+    /// images under `augment.symmetries` of the board's symmetries (the
+    /// same pieces mirrored or turned, so the same score and result; their
+    /// castling rights, which the network does not read, are dropped where
+    /// the map does not keep them) and by `augment.children` positions made
+    /// from it by one to three random legal moves (a capture when there is
+    /// one, half of the time), whose target is the linear evaluation alone:
+    /// the positions a search visits hold more hanging and traded material
+    /// than a game's, and there the network learns from the teacher.
+    /// Deterministic for the seed, whatever the thread count.
+    pub fn augmented(samples: &[Sample], game: VariantKind, augment: Augment) -> Dataset {
         let mut data = Dataset::default();
-        data.append(samples, game, children, seed, 0);
+        data.append(samples, game, augment, 0);
         data
     }
 
@@ -172,7 +189,9 @@ impl Dataset {
     /// [`Dataset::augmented`] makes them, numbering them (for the random
     /// children's seeds) from `first`; returns the number after the last,
     /// so that data appended piece by piece is the data made at once.
-    pub fn append(&mut self, samples: &[Sample], game: VariantKind, children: usize, seed: u64, first: usize) -> usize {
+    pub fn append(&mut self, samples: &[Sample], game: VariantKind, augment: Augment, first: usize) -> usize {
+        let Augment { children, symmetries, seed } = augment;
+        let maps = &Symmetry::of_game(game)[1..];
         let mine: Vec<&Sample> = samples.iter().filter(|s| s.position.variant().kind == game).collect();
         let row = |pos: &Position, score: f32, result: f32, taught: bool| {
             let (us, them) = trained_rows(pos);
@@ -197,6 +216,15 @@ impl Dataset {
                 let mut out = vec![row(pos, flip(s.score as f32), result, false)];
                 let index = (first + i) as u64;
                 let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                if symmetries > 0 {
+                    let mut order = maps.to_vec();
+                    order.shuffle(&mut rng);
+                    for map in order.into_iter().take(symmetries) {
+                        if let Some(image) = map.apply_to_pieces(pos) {
+                            out.push(row(&image, flip(s.score as f32), result, false));
+                        }
+                    }
+                }
                 for _ in 0..children {
                     if let Some(child) = random_child(pos, &mut rng) {
                         out.push(row(&child, 0.0, 0.0, true));
@@ -218,17 +246,11 @@ impl Dataset {
     /// The positions of `game` in the data files `paths`, as
     /// [`Dataset::augmented`] makes them, read [`GAMES_A_PIECE`] games at a
     /// time so that only a piece's positions are held at once.
-    fn read(
-        paths: &[PathBuf],
-        game: VariantKind,
-        children: usize,
-        seed: u64,
-        log: &mut dyn Log,
-    ) -> Result<Dataset, LearnError> {
+    fn read(paths: &[PathBuf], game: VariantKind, augment: Augment, log: &mut dyn Log) -> Result<Dataset, LearnError> {
         let mut data = Dataset::default();
         let mut next = 0;
         read_data_in_pieces(paths, GAMES_A_PIECE, log, &mut |piece| {
-            next = data.append(&piece, game, children, seed, next);
+            next = data.append(&piece, game, augment, next);
         })?;
         Ok(data)
     }
@@ -754,8 +776,8 @@ pub struct TrainJob {
     pub held_out: Vec<PathBuf>,
     /// The game whose positions are learnt.
     pub variant: VariantKind,
-    /// Positions made from each training position by 1-3 random moves, taught by the linear evaluation alone.
-    pub augment: usize,
+    /// What is added to each training position: random children, symmetric images (the seed is the config's).
+    pub augment: Augment,
     /// The share of the training positions held out when `held_out` is empty (0 to 0.9).
     pub validation: f64,
     /// The network written (the checkpoint goes beside it).
@@ -798,14 +820,15 @@ impl TrainJob {
 
     /// The training and held-out positions.
     fn datasets(&self, log: &mut dyn Log) -> Result<(Dataset, Dataset), LearnError> {
-        let mut train = Dataset::read(&self.data, self.variant, self.augment, self.config.seed, log)?;
+        let augment = Augment { seed: self.config.seed, ..self.augment };
+        let mut train = Dataset::read(&self.data, self.variant, augment, log)?;
         if train.is_empty() {
             return Err(LearnError::NoPositions(self.variant));
         }
         let valid = if self.held_out.is_empty() {
             train.split_off(self.validation)
         } else {
-            Dataset::read(&self.held_out, self.variant, 0, 0, log)?
+            Dataset::read(&self.held_out, self.variant, Augment::default(), log)?
         };
         Ok((train, valid))
     }
@@ -924,11 +947,17 @@ mod tests {
     #[test]
     fn a_set_appended_piece_by_piece_is_the_set_made_at_once() {
         let games = samples(300, 5);
-        let whole = Dataset::augmented(&games, VariantKind::Haberkorn, 2, 9);
+        let whole =
+            Dataset::augmented(&games, VariantKind::Haberkorn, Augment { children: 2, seed: 9, ..Augment::default() });
         let mut pieces = Dataset::default();
         let mut next = 0;
         for piece in games.chunks(37) {
-            next = pieces.append(piece, VariantKind::Haberkorn, 2, 9, next);
+            next = pieces.append(
+                piece,
+                VariantKind::Haberkorn,
+                Augment { children: 2, seed: 9, ..Augment::default() },
+                next,
+            );
         }
         assert_eq!(next, 300);
         assert!(whole.len() > 300, "the children are there: {}", whole.len());
@@ -975,17 +1004,48 @@ mod tests {
     }
 
     #[test]
+    fn symmetric_images_keep_their_position_s_targets() {
+        let games = samples(150, 4);
+        let plain = Dataset::new(&games, VariantKind::Haberkorn);
+        let augment = Augment { symmetries: 3, seed: 5, ..Augment::default() };
+        let more = Dataset::augmented(&games, VariantKind::Haberkorn, augment);
+        // Haberkorn has 3 maps besides the identity, each applied to every position.
+        assert_eq!(more.len(), 4 * plain.len());
+        for (i, e) in plain.entries.iter().enumerate() {
+            let images = &more.entries[4 * i..4 * i + 4];
+            assert!(images.iter().all(|m| (m.score, m.result, m.taught) == (e.score, e.result, false)));
+            // The same pieces: as many inputs, and the first is the position itself.
+            assert!(images.iter().all(|m| m.count == e.count));
+            assert_eq!(more.lists(&images[0]), plain.lists(e));
+        }
+        // An image is another position (the inputs move), except for a symmetric one.
+        let moved =
+            (0..plain.len()).filter(|&i| more.lists(&more.entries[4 * i + 1]) != plain.lists(&plain.entries[i]));
+        assert!(moved.count() > plain.len() / 2);
+        // One of them, chosen by the seed.
+        let one = Dataset::augmented(&games, VariantKind::Haberkorn, Augment { symmetries: 1, ..augment });
+        assert_eq!(one.len(), 2 * plain.len());
+        assert_eq!(one.real().count(), one.len());
+    }
+
+    #[test]
     fn augmented_positions_are_taught_by_the_linear_evaluation_alone() {
         let games = samples(200, 3);
         let plain = Dataset::new(&games, VariantKind::Haberkorn);
-        let more = Dataset::augmented(&games, VariantKind::Haberkorn, 2, 7);
+        let more =
+            Dataset::augmented(&games, VariantKind::Haberkorn, Augment { children: 2, seed: 7, ..Augment::default() });
         // Each game position is followed by its children (none only when the game ends first).
         assert!(more.len() > 2 * plain.len() && more.len() <= 3 * plain.len(), "{}", more.len());
         assert_eq!(more.real().count(), plain.len());
         // The same seed makes the same children, another seed others.
-        let again = Dataset::augmented(&games, VariantKind::Haberkorn, 2, 7);
+        let again =
+            Dataset::augmented(&games, VariantKind::Haberkorn, Augment { children: 2, seed: 7, ..Augment::default() });
         assert_eq!(again.inputs, more.inputs);
-        assert_ne!(Dataset::augmented(&games, VariantKind::Haberkorn, 2, 8).inputs, more.inputs);
+        assert_ne!(
+            Dataset::augmented(&games, VariantKind::Haberkorn, Augment { children: 2, seed: 8, ..Augment::default() })
+                .inputs,
+            more.inputs
+        );
         // K, the linear loss and the model's loss see the game positions only.
         let k = fit_k(&plain);
         assert_eq!(fit_k(&more), k);
@@ -1014,7 +1074,8 @@ mod tests {
             s.score = -s.score;
             s.result = 1.0 - s.result;
         }
-        let data = Dataset::augmented(&games, VariantKind::Haberkorn, 1, 1);
+        let data =
+            Dataset::augmented(&games, VariantKind::Haberkorn, Augment { children: 1, seed: 1, ..Augment::default() });
         let cfg = TrainConfig { teacher: 1.0, ..config() };
         let k = fit_k(&data);
         let mut t = Trainer::new(&cfg, k);
