@@ -497,7 +497,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let matches = Cli::command().get_matches_from(args);
+    // A negative number is read as a value, so that `--nodes -5` is refused
+    // by the option's own parser ("invalid value '-5' for '--nodes'"), not
+    // with clap's tip to write `-- -5`, which does not work for an option.
+    let matches = Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true)).get_matches_from(args);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
