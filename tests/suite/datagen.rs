@@ -88,6 +88,9 @@ fn bad_arguments_are_refused_with_a_clear_error() {
         (vec!["--variant", "chess"], "invalid value"),
         (vec!["--game", "chess"], "invalid value"),
         (vec!["--nodes", "0"], "nodes"),
+        // A negative count: the option's own message, not clap's tip to write `-- -5` (which does not work).
+        (vec!["--nodes", "-5"], "invalid value '-5' for '--nodes"),
+        (vec!["--games", "-1"], "invalid value '-1' for '--games"),
     ] {
         let out = out_file(&dir, "bad");
         let o = Command::new(CUBIST).arg("datagen").arg("--out").arg(&out).args(&args).output().unwrap();
