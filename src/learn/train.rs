@@ -867,8 +867,14 @@ pub fn run(job: &TrainJob, log: &mut dyn Log) -> Result<TrainOutcome, LearnError
     let (train, valid) = job.datasets(log)?;
     let mut trainer = job.trainer(&train)?;
     let k = trainer.k;
-    let held_linear =
-        if valid.is_empty() { String::new() } else { format!("  held out {:.6}", linear_loss(&valid, k, cfg.lambda)) };
+    // Held out, the loss is also shown against the search's scores alone and the results alone (λ = 0 and 1),
+    // so that runs of different λ compare.
+    let held_linear = if valid.is_empty() {
+        String::new()
+    } else {
+        let (scores, results) = (linear_loss(&valid, k, 0.0), linear_loss(&valid, k, 1.0));
+        format!("  held out {:.6} (scores {scores:.6}, results {results:.6})", linear_loss(&valid, k, cfg.lambda))
+    };
     log.line(&format!(
         "{} positions of {} ({} held out), K = {k:.1}; linear evaluation: loss {:.6}{held_linear}",
         train.len() + valid.len(),
@@ -891,7 +897,8 @@ pub fn run(job: &TrainJob, log: &mut dyn Log) -> Result<TrainOutcome, LearnError
         let rate = train.len() as f64 / start.elapsed().as_secs_f64().max(1e-9);
         let shown = held.map_or(String::new(), |h| {
             let mean = mean_with_linear_loss(&trainer.model, &valid, k, cfg.lambda);
-            format!("  held out {h:.6} (mean with linear {mean:.6})")
+            let (scores, results) = (loss(&trainer.model, &valid, k, 0.0), loss(&trainer.model, &valid, k, 1.0));
+            format!("  held out {h:.6} (scores {scores:.6}, results {results:.6}; mean with linear {mean:.6})")
         });
         let epoch = trainer.epoch;
         bar.suspend(|| log.line(&format!("epoch {epoch:4}  loss {train_loss:.6}{shown}  ({rate:.0} positions/s)")));
