@@ -55,18 +55,27 @@ pub fn factor_rows(f: usize) -> [usize; 3] {
     [base + (sq & 7), base + 8 + (sq >> 3 & 7), base + 16 + (sq >> 6)]
 }
 
-/// The trained rows a position activates, side to move's perspective
-/// first: each input of [`features`] followed, per perspective, by the
-/// factoriser rows of those inputs.
-fn trained_rows(pos: &Position) -> (Vec<u16>, Vec<u16>) {
-    let [white, black] = features(pos).map(|list| {
-        let mut out = list.clone();
-        for f in list {
-            out.extend(factor_rows(usize::from(f)).map(|r| r as u16));
-        }
-        out
-    });
+/// The network inputs of a position, side to move's perspective first (what
+/// a [`Dataset`] keeps of it: two bytes an input). The rows an input trains
+/// are its own and its factoriser rows ([`for_each_trained_row`]), expanded where
+/// they are used, so that the set holds a quarter of what the expanded rows
+/// would take.
+fn perspectives(pos: &Position) -> (Vec<u16>, Vec<u16>) {
+    let [white, black] = features(pos);
     if pos.side_to_move() == Color::White { (white, black) } else { (black, white) }
+}
+
+/// Calls `row` with every trained row of the inputs `list`: each input's
+/// own row first, then the factoriser rows of each input in turn (the order
+/// the sums and gradients are taken in, the same as when the set held the rows).
+#[inline(always)]
+fn for_each_trained_row(list: &[u16], mut row: impl FnMut(usize)) {
+    for &f in list {
+        row(usize::from(f));
+    }
+    for &f in list {
+        factor_rows(usize::from(f)).into_iter().for_each(&mut row);
+    }
 }
 
 /// Chunks a mini-batch is cut into (fixed, for results independent of the thread count).
@@ -194,7 +203,7 @@ impl Dataset {
         let maps = &Symmetry::of_game(game)[1..];
         let mine: Vec<&Sample> = samples.iter().filter(|s| s.position.variant().kind == game).collect();
         let row = |pos: &Position, score: f32, result: f32, taught: bool| {
-            let (us, them) = trained_rows(pos);
+            let (us, them) = perspectives(pos);
             let entry = Entry {
                 start: 0,
                 count: us.len() as u16,
@@ -401,16 +410,16 @@ impl Model {
         [&mut self.w1, &mut self.b1, &mut self.w2]
     }
 
-    /// The first layer's sums of one perspective.
+    /// The first layer's sums of one perspective's inputs.
     fn accumulate(&self, list: &[u16], acc: &mut [f32]) {
         let h = self.hidden;
         acc.copy_from_slice(&self.b1);
-        for &f in list {
-            let row = &self.w1[usize::from(f) * h..(usize::from(f) + 1) * h];
+        for_each_trained_row(list, |f| {
+            let row = &self.w1[f * h..(f + 1) * h];
             for (a, w) in acc.iter_mut().zip(row) {
                 *a += w;
             }
-        }
+        });
     }
 
     /// The output (side to move's view, in units of [`SCALE`] centipawns) from both accumulators.
@@ -420,7 +429,7 @@ impl Model {
 
     /// The evaluation of a position in centipawns, side to move's view.
     pub fn evaluate(&self, pos: &Position) -> f32 {
-        let (us, them) = trained_rows(pos);
+        let (us, them) = perspectives(pos);
         let h = self.hidden;
         let mut acc = vec![0.0; 2 * h];
         self.accumulate(&us, &mut acc[..h]);
@@ -521,12 +530,12 @@ fn step(
             for (b, x) in g.b1.iter_mut().zip(grad) {
                 *b += x;
             }
-            for &f in list {
-                let row = &mut g.w1[usize::from(f) * h..(usize::from(f) + 1) * h];
+            for_each_trained_row(list, |f| {
+                let row = &mut g.w1[f * h..(f + 1) * h];
                 for (w, x) in row.iter_mut().zip(grad) {
                     *w += x;
                 }
-            }
+            });
         }
     }
     loss
