@@ -1,8 +1,11 @@
 //! What the integration tests share: the path of the built `cubist`, a
 //! scratch directory that removes itself when the test ends, passed or
 //! failed (`tempfile`'s guard), so that `cargo test` leaves nothing in the
-//! temporary directory, and a way to start the engine and read its lines.
+//! temporary directory, a way to start the engine and read its lines, and
+//! the property tests' strategy for a variant of either game.
 
+use cubist::core::Variant;
+use proptest::prelude::*;
 use std::io::{BufRead, BufReader};
 use std::ops::Deref;
 use std::path::Path;
@@ -61,4 +64,15 @@ pub fn spawn_cubist(args: &[&str]) -> (Child, ChildStdin, Receiver<String>) {
     });
     let stdin = child.stdin.take().expect("stdin is piped");
     (child, stdin, lines)
+}
+
+/// Both games for property tests: hdc, and haberkorn on every layer count
+/// with any setup layers and options.
+pub fn variant() -> impl Strategy<Value = Variant> {
+    prop_oneof![
+        1 => Just(Variant::hdc()),
+        3 => (3u8..=8, any::<u8>(), any::<u8>(), any::<bool>(), any::<bool>()).prop_map(|(layers, w, b, ep, castling)| {
+            Variant::haberkorn_with(layers, w % layers + 1, b % layers + 1, ep, castling).expect("a valid haberkorn")
+        }),
+    ]
 }

@@ -9,6 +9,7 @@
 //! Case counts are kept small so that the file takes seconds in
 //! `cargo test --release`; `PROPTEST_CASES=10000` runs a longer hunt.
 
+use crate::common::variant;
 use cubist::arena::record::{GameRecord, GameResult, Mark, MoveNote, Termination, parse_records};
 use cubist::core::notation::parse_move_text;
 use cubist::core::{Move, Position, Variant};
@@ -22,16 +23,6 @@ use rand::seq::IndexedRandom;
 /// file: each one found becomes a named regression test below.
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() }
-}
-
-/// Both games: hdc, and haberkorn on every layer count with any setup layers and options.
-fn variant() -> impl Strategy<Value = Variant> {
-    prop_oneof![
-        1 => Just(Variant::hdc()),
-        3 => (3u8..=8, any::<u8>(), any::<u8>(), any::<bool>(), any::<bool>()).prop_map(|(layers, w, b, ep, castling)| {
-            Variant::haberkorn_with(layers, w % layers + 1, b % layers + 1, ep, castling).expect("a valid haberkorn")
-        }),
-    ]
 }
 
 /// A random game: the start position of `variant` and up to `plies` random legal moves from it.

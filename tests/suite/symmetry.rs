@@ -7,6 +7,7 @@
 //! with the rights taken away (most maps need that). Case counts are small
 //! (seconds in `cargo test --release`); `PROPTEST_CASES=1000` hunts longer.
 
+use crate::common::variant;
 use cubist::core::{Move, PieceKind, Position, Symmetry, Variant, VariantKind};
 use cubist::perft::perft;
 use proptest::prelude::*;
@@ -17,16 +18,6 @@ use std::collections::BTreeSet;
 
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() }
-}
-
-/// Both games: hdc, and haberkorn on every layer count with any setup layers and options.
-fn variant() -> impl Strategy<Value = Variant> {
-    prop_oneof![
-        1 => Just(Variant::hdc()),
-        2 => (3u8..=8, any::<u8>(), any::<u8>(), any::<bool>(), any::<bool>()).prop_map(|(layers, w, b, ep, castling)| {
-            Variant::haberkorn_with(layers, w % layers + 1, b % layers + 1, ep, castling).expect("a valid haberkorn")
-        }),
-    ]
 }
 
 /// The position after up to `plies` random legal moves from `variant`'s start.
