@@ -298,7 +298,11 @@ impl TrainCli {
             data: self.data.clone(),
             held_out: self.held_out.clone(),
             variant: self.variant,
-            augment: Augment { children: self.augment as usize, symmetries: self.symmetries as usize, seed: self.seed },
+            augment: Augment {
+                children: self.augment as usize,
+                symmetries: self.symmetries as usize,
+                ..Augment::default()
+            },
             validation: self.validation,
             out: self.out.clone(),
             resume: self.resume.clone(),

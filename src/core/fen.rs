@@ -322,7 +322,39 @@ impl Position {
 
     /// The 3D-FEN of this position.
     pub fn fen(&self) -> String {
-        let mut out = placement(self.variant.layers, |sq| self.piece_at(sq));
+        FenParts {
+            layers: self.variant.layers,
+            side: self.side,
+            castling: self.castling,
+            en_passant: self.en_passant.as_ref().map(|ep| (ep.targets(), ep.victim())),
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+        }
+        .write(|sq| self.piece_at(sq))
+    }
+}
+
+/// Everything of a 3D-FEN but the pieces: what [`FenParts::write`] writes
+/// beside a board (a position's own, or a mapped one, see `symmetry.rs`).
+pub(crate) struct FenParts<'a> {
+    /// The board's layer count.
+    pub(crate) layers: u8,
+    /// The side to move.
+    pub(crate) side: Color,
+    /// The castling rights (bits of [`castle_bit`]).
+    pub(crate) castling: u8,
+    /// The en passant squares (ascending layers) and the pawn they take.
+    pub(crate) en_passant: Option<(&'a [Square], Square)>,
+    /// The half-move clock.
+    pub(crate) halfmove: u16,
+    /// The full-move number.
+    pub(crate) fullmove: u32,
+}
+
+impl FenParts<'_> {
+    /// The 3D-FEN of a board holding `piece_at` with these parts.
+    pub(crate) fn write(&self, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+        let mut out = placement(self.layers, piece_at);
         out.push_str(if self.side == Color::White { " w " } else { " b " });
         if self.castling == 0 {
             out.push('-');
@@ -335,16 +367,16 @@ impl Position {
             }
         }
         out.push(' ');
-        match &self.en_passant {
+        match self.en_passant {
             None => out.push('-'),
-            Some(ep) => {
-                let list: Vec<String> = ep.targets().iter().map(|t| t.to_string()).collect();
+            Some((targets, victim)) => {
+                let list: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
                 out.push_str(&list.join(","));
                 let f = (!self.side).forward() as i8;
-                let implied = ep.targets().len() == 1 && ep.targets()[0].offset(0, f, 0, 8) == Some(ep.victim());
+                let implied = targets.len() == 1 && targets[0].offset(0, f, 0, 8) == Some(victim);
                 if !implied {
                     out.push(':');
-                    out.push_str(&ep.victim().to_string());
+                    out.push_str(&victim.to_string());
                 }
             }
         }
@@ -355,7 +387,7 @@ impl Position {
 
 /// The placement field of a 3D-FEN (layers from I upward, each rank 8
 /// first) of a board of `layers` layers holding `piece_at`.
-pub(crate) fn placement(layers: u8, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+fn placement(layers: u8, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
     let mut out = String::new();
     for z in 0..layers {
         if z > 0 {

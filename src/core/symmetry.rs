@@ -22,7 +22,7 @@
 //! castling rights, en passant, clocks); the tests in `tests/suite` check
 //! that the image has the same legal moves, mapped, and the same perft.
 
-use super::fen::placement;
+use super::fen::FenParts;
 use super::piece::Piece;
 use super::position::Position;
 use super::square::Square;
@@ -85,13 +85,20 @@ impl Symmetry {
     /// ([`Symmetry::of_game`]), and it carries the castling rights over
     /// (none left, or in haberkorn a map that keeps the files).
     pub fn keeps(self, pos: &Position) -> bool {
-        let v = pos.variant();
-        let ours = Symmetry::of_game(v.kind).contains(&self) && (!self.swap || v.layers == 8);
-        let castling = match v.kind {
+        self.fits(pos.variant()) && (self.keeps_castling(pos.variant().kind) || pos.castling_rights() == 0)
+    }
+
+    /// Whether this is a map of `v`'s game on its board (exchanging files and layers needs 8 layers).
+    fn fits(self, v: &Variant) -> bool {
+        Symmetry::of_game(v.kind).contains(&self) && (!self.swap || v.layers == 8)
+    }
+
+    /// Whether this map carries castling rights of `kind` over.
+    fn keeps_castling(self, kind: VariantKind) -> bool {
+        match kind {
             VariantKind::Hdc => self == Symmetry::IDENTITY,
             VariantKind::Haberkorn => !self.swap && !self.flip_file,
-        };
-        ours && (castling || pos.castling_rights() == 0)
+        }
     }
 
     /// The variant of a mapped position: haberkorn's setup layers follow the layers.
@@ -119,8 +126,7 @@ impl Symmetry {
     /// says so, but always the same pieces for an evaluation, which reads
     /// no castling rights (the trainer's augmentation).
     pub fn apply_to_pieces(self, pos: &Position) -> Option<Position> {
-        let stripped = Symmetry::IDENTITY.image(pos, true)?;
-        if self.keeps(&stripped) { self.image(pos, !self.keeps(pos)) } else { None }
+        if self.fits(pos.variant()) { self.image(pos, !self.keeps(pos)) } else { None }
     }
 
     /// The image of `pos`, its castling rights dropped if `drop_castling`.
@@ -130,29 +136,21 @@ impl Symmetry {
         for sq in pos.occupied() {
             board[self.square(sq, layers).index()] = pos.piece_at(sq);
         }
-        let fen = pos.fen();
-        // Side to move and castling rights (kept, see `keeps`), then en passant and the clocks.
-        let fields: Vec<&str> = fen.split(' ').collect();
-        let en_passant = match pos.en_passant() {
-            None => "-".to_string(),
-            Some(ep) => {
-                let mut targets: Vec<Square> = ep.targets().iter().map(|&t| self.square(t, layers)).collect();
-                targets.sort_by_key(|t| t.layer());
-                let victim = self.square(ep.victim(), layers);
-                let list: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
-                let forward = (!pos.side_to_move()).forward() as i8;
-                let implied = targets.len() == 1 && targets[0].offset(0, forward, 0, layers) == Some(victim);
-                if implied { list.join(",") } else { format!("{}:{victim}", list.join(",")) }
-            }
-        };
-        let text = format!(
-            "{} {} {} {en_passant} {} {}",
-            placement(layers, |sq| board[sq.index()]),
-            fields[1],
-            if drop_castling { "-" } else { fields[2] },
-            pos.halfmove_clock(),
-            pos.fullmove_number()
-        );
+        let mut targets: Vec<Square> = Vec::new();
+        let en_passant = pos.en_passant().map(|ep| {
+            targets = ep.targets().iter().map(|&t| self.square(t, layers)).collect();
+            targets.sort_by_key(|t| t.layer());
+            self.square(ep.victim(), layers)
+        });
+        let text = FenParts {
+            layers,
+            side: pos.side_to_move(),
+            castling: if drop_castling { 0 } else { pos.castling_rights() },
+            en_passant: en_passant.map(|victim| (targets.as_slice(), victim)),
+            halfmove: pos.halfmove_clock(),
+            fullmove: pos.fullmove_number(),
+        }
+        .write(|sq| board[sq.index()]);
         Position::from_fen(&text, self.variant(pos.variant())).ok()
     }
 }

@@ -785,7 +785,8 @@ pub struct TrainJob {
     pub held_out: Vec<PathBuf>,
     /// The game whose positions are learnt.
     pub variant: VariantKind,
-    /// What is added to each training position: random children, symmetric images (the seed is the config's).
+    /// What is added to each training position: random children, symmetric images (its seed is
+    /// not read: the run's, `config.seed`, chooses).
     pub augment: Augment,
     /// The share of the training positions held out when `held_out` is empty (0 to 0.9).
     pub validation: f64,
