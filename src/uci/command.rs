@@ -221,7 +221,7 @@ enum NumberKind {
 /// This is Cubist's own token-level parser, not vampirc-uci's, because
 /// vampirc-uci 0.11.1 (checked by running it):
 /// - panics on `go depth 300` or `go movestogo 999` (a 3-digit number is
-///   unwrapped into a `u8`), which aborts the process under `panic = "abort"`;
+///   unwrapped into a `u8`), which would end the UCI loop;
 /// - drops `ponder` from the standard `go ponder wtime … btime …`;
 /// - silently ignores everything from the first token it does not know, so
 ///   `go depth 5 foo` and 3D `searchmoves` vanish without an error, and cuts

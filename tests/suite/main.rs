@@ -1,6 +1,6 @@
 //! The integration tests, one module per part of the program they drive,
-//! built as one test executable: each test executable of a release build is
-//! linked whole with fat LTO, so one executable instead of eighteen saves
+//! built as one test executable: each test executable compiles and links
+//! its own copy of what it uses, so one executable instead of eighteen saves
 //! most of the suite's build time (docs/performance.md, "Build times").
 //! Run one part by its module's name, for example
 //! `cargo test --release --test suite arena::`.
