@@ -4,8 +4,8 @@
 //! runs before anything starts ([`MatchConfig::validate`]).
 
 use super::shard::Shard;
-use super::state::{deserialize_variant, serialize_variant};
 use super::stats::{Sprt, SprtModel};
+use super::variant_json::{deserialize_variant, serialize_variant};
 use crate::core::Variant;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

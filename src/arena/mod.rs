@@ -41,6 +41,7 @@ pub mod spsa;
 pub(crate) mod state;
 pub mod stats;
 pub mod summary;
+pub(crate) mod variant_json;
 
 pub use config::MatchConfig;
 pub use error::ArenaError;

@@ -185,8 +185,8 @@ pub struct SpsaConfig {
     pub engine: EngineSpec,
     /// The game (setup layers vary with constellations).
     #[serde(
-        serialize_with = "super::state::serialize_variant",
-        deserialize_with = "super::state::deserialize_variant"
+        serialize_with = "super::variant_json::serialize_variant",
+        deserialize_with = "super::variant_json::deserialize_variant"
     )]
     pub variant: Variant,
     /// The tuned options.

@@ -17,6 +17,7 @@ mod bench;
 mod datagen;
 mod fen;
 mod fuzz_uci;
+mod import_cycles;
 mod match_resume;
 mod perft_cli;
 mod perft_vectors;
