@@ -492,18 +492,6 @@ pub struct VariantArgs {
     pub castling: bool,
 }
 
-/// The setup layers of a haberkorn board of `layers` layers when none are
-/// given: IV and V from 5 layers up, else the middle, White on layer
-/// ceil(L/2) and Black on the one above it (II and III on 3 or 4 layers).
-pub fn default_setup_layers(layers: u8) -> (u8, u8) {
-    if layers >= 5 {
-        (4, 5)
-    } else {
-        let white = layers.div_ceil(2);
-        (white, (white + 1).min(layers))
-    }
-}
-
 impl VariantArgs {
     /// The variant; the haberkorn options are refused without `--variant
     /// haberkorn` (they would be ignored in silence otherwise). With
@@ -530,22 +518,19 @@ impl VariantArgs {
                                     --black-layer"
                             .into());
                     }
-                    (1, layers)
+                    (Some(1), Some(layers))
                 } else {
-                    let (white_default, black_default) = default_setup_layers(layers);
-                    let (white, black) =
-                        (self.white_layer.unwrap_or(white_default), self.black_layer.unwrap_or(black_default));
-                    for (name, layer) in [("--white-layer", white), ("--black-layer", black)] {
-                        if layer > layers {
+                    for (name, layer) in [("--white-layer", self.white_layer), ("--black-layer", self.black_layer)] {
+                        if let Some(layer) = layer.filter(|&l| l > layers) {
                             return Err(format!(
                                 "{name} {layer} is not on a board of {layers} layers: give \
                                  --white-layer/--black-layer from 1 to {layers}"
                             ));
                         }
                     }
-                    (white, black)
+                    (self.white_layer, self.black_layer)
                 };
-                Variant::haberkorn_with(layers, white, black, self.en_passant, self.castling).map_err(|e| e.to_string())
+                Variant::haberkorn_from(layers, white, black, self.en_passant, self.castling).map_err(|e| e.to_string())
             }
         }
     }
@@ -810,7 +795,6 @@ mod tests {
 
     #[test]
     fn small_boards_default_to_the_middle_layers_and_a_layer_off_the_board_is_named() {
-        assert_eq!([3, 4, 5, 8].map(default_setup_layers), [(2, 3), (2, 3), (4, 5), (4, 5)]);
         let haberkorn = |layers, white, black| VariantArgs {
             variant: VariantKind::Haberkorn,
             layers: Some(layers),

@@ -42,18 +42,6 @@ fn int_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<i64> {
     value.extract::<i64>().map_err(|_| PyValueError::new_err(format!("{name} {value} is out of range")))
 }
 
-/// The setup layers (1-based) of a haberkorn board of `layers` layers when
-/// none are given, as `cubist perft` and `cubist match` choose them: IV and V
-/// from 5 layers up, else White on ceil(L/2) and Black on the layer above.
-fn default_setup_layers(layers: u8) -> (u8, u8) {
-    if layers >= 5 {
-        (4, 5)
-    } else {
-        let white = layers.div_ceil(2);
-        (white, (white + 1).min(layers))
-    }
-}
-
 /// The options of a game as Python gives them (`None`: the default).
 struct VariantArgs<'a, 'py> {
     name: &'a str,
@@ -102,20 +90,20 @@ impl VariantArgs<'_, '_> {
                     return Err(PyValueError::new_err(format!("haberkorn needs 3 to 8 layers, not {layers}")));
                 }
                 let layers = layers as u8;
-                let (white_default, black_default) = default_setup_layers(layers);
-                let setup = |name: &str, value: Option<&Bound<'_, PyAny>>, default: u8| -> PyResult<u8> {
-                    let Some(v) = value else { return Ok(default) };
+                let setup = |name: &str, value: Option<&Bound<'_, PyAny>>| -> PyResult<Option<u8>> {
+                    let Some(v) = value else { return Ok(None) };
                     let l = int_arg(name, v)?;
                     if !(1..=i64::from(layers)).contains(&l) {
                         return Err(PyValueError::new_err(format!(
                             "{name} {l} is not on a board of {layers} layers: give 1 to {layers}"
                         )));
                     }
-                    Ok(l as u8)
+                    Ok(Some(l as u8))
                 };
-                let white = setup("white_layer", self.white_layer, white_default)?;
-                let black = setup("black_layer", self.black_layer, black_default)?;
-                Variant::haberkorn_with(
+                let white = setup("white_layer", self.white_layer)?;
+                let black = setup("black_layer", self.black_layer)?;
+                // The rules' defaults for the layer count (`cubist::core::default_setup_layers`).
+                Variant::haberkorn_from(
                     layers,
                     white,
                     black,

@@ -3,6 +3,7 @@
 import copy
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -93,6 +94,18 @@ def test_fen_round_trips_in_both_games():
     # A haberkorn FEN brings its layer count.
     small = Board.from_fen(fen3(["4k3/8/8/8/8/8/8/4K3", "8/8/8/8/8/8/8/8", "8/8/8/8/8/8/8/8"], "w - - 0 1"), "haberkorn")
     assert small.layers == 3 and (small.white_layer, small.black_layer) == (2, 3)
+
+
+def test_haberkorn_starts_from_the_rules_default_on_every_layer_count():
+    """The Python package's door to the setup layers' one default: the start
+    positions of tests/data/haberkorn_starts.txt, which the command line, UCI,
+    the GUI and the data reader build too."""
+    repo = Path(__file__).resolve().parents[2]
+    lines = (repo / "tests" / "data" / "haberkorn_starts.txt").read_text().splitlines()
+    starts = [line.split(" ; ") for line in lines if line and not line.startswith("#")]
+    assert [int(n) for n, _ in starts] == [3, 4, 5, 6, 7, 8]
+    for layers, fen in starts:
+        assert Board("haberkorn", layers=int(layers)).fen() == fen, layers
 
 
 def test_board_state_and_options():

@@ -26,4 +26,4 @@ pub use piece::{Color, Piece, PieceKind};
 pub use position::{GameState, PieceChanges, Position, Undo};
 pub use square::Square;
 pub use symmetry::Symmetry;
-pub use variant::{HABERKORN_LAYERS, PerGame, Variant, VariantKind};
+pub use variant::{HABERKORN_LAYERS, PerGame, Variant, VariantKind, default_setup_layers};

@@ -54,6 +54,36 @@ impl VariantKind {
             VariantKind::Haberkorn => "haberkorn",
         }
     }
+
+    /// The game's byte in data and network files: 0 hdc, 1 haberkorn.
+    pub const fn byte(self) -> u8 {
+        match self {
+            VariantKind::Hdc => 0,
+            VariantKind::Haberkorn => 1,
+        }
+    }
+
+    /// The game of a file's game byte ([`VariantKind::byte`]); `None` for another byte.
+    pub const fn from_byte(byte: u8) -> Option<VariantKind> {
+        match byte {
+            0 => Some(VariantKind::Hdc),
+            1 => Some(VariantKind::Haberkorn),
+            _ => None,
+        }
+    }
+}
+
+/// The setup layers (1-based) of a haberkorn board of `layers` layers when a
+/// user names none (docs/rules.md, "Start position and constellations"):
+/// IV and V from 5 layers up, as on the full board; on 3 or 4 layers White
+/// on the middle layer, ceil(L/2), and Black on the one above (II and III).
+pub const fn default_setup_layers(layers: u8) -> (u8, u8) {
+    if layers >= 5 {
+        (4, 5)
+    } else {
+        let white = layers.div_ceil(2);
+        (white, if white < layers { white + 1 } else { layers })
+    }
 }
 
 /// One value per game, indexed by [`VariantKind`]: the tables that differ
@@ -210,6 +240,30 @@ impl Variant {
         })
     }
 
+    /// Haberkorn from what a user gave: the layer count, the setup layers
+    /// (1-based; each one not given is [`default_setup_layers`]'s) and the two
+    /// optional rules. The command line, UCI, the GUI, the Python package and
+    /// the data reader all build a haberkorn variant through this.
+    pub fn haberkorn_from(
+        layers: u8,
+        white_layer: Option<u8>,
+        black_layer: Option<u8>,
+        en_passant: bool,
+        castling: bool,
+    ) -> Result<Variant, VariantError> {
+        if !HABERKORN_LAYERS.contains(&layers) {
+            return Err(VariantError::Layers(layers));
+        }
+        let (white, black) = default_setup_layers(layers);
+        Variant::haberkorn_with(
+            layers,
+            white_layer.unwrap_or(white),
+            black_layer.unwrap_or(black),
+            en_passant,
+            castling,
+        )
+    }
+
     /// Reads `hdc`, `haberkorn`, `haberkorn+ep`, `haberkorn+castling` or
     /// `haberkorn+ep+castling` (the perft-vector names), haberkorn on `layers` layers.
     pub fn from_spec(spec: &str, layers: u8) -> Result<Variant, VariantError> {
@@ -218,13 +272,7 @@ impl Variant {
         match base {
             Ok(VariantKind::Hdc) if spec.trim() == "hdc" => Ok(Variant::hdc()),
             Ok(VariantKind::Haberkorn) => {
-                let mut v = Variant::haberkorn();
-                v.layers = layers;
-                if !HABERKORN_LAYERS.contains(&layers) {
-                    return Err(VariantError::Layers(layers));
-                }
-                v.white_layer = v.white_layer.min(layers - 1);
-                v.black_layer = v.black_layer.min(layers - 1);
+                let mut v = Variant::haberkorn_from(layers, None, None, false, false)?;
                 for p in parts {
                     match p {
                         "ep" => v.en_passant = true,
@@ -763,6 +811,23 @@ mod tests {
                 assert_eq!(sum.rem_euclid(2), 1, "{kind:?} ({x},{y},{z})");
             }
         }
+    }
+
+    #[test]
+    fn the_default_setup_layers_are_the_middle_ones_on_small_boards() {
+        assert_eq!([3, 4, 5, 6, 7, 8].map(default_setup_layers), [(2, 3), (2, 3), (4, 5), (4, 5), (4, 5), (4, 5)]);
+        for layers in HABERKORN_LAYERS {
+            let v = Variant::haberkorn_from(layers, None, Some(1), true, false).unwrap();
+            let (white, _) = default_setup_layers(layers);
+            assert_eq!((v.white_layer + 1, v.black_layer + 1, v.en_passant), (white, 1, true));
+        }
+        assert_eq!(Variant::haberkorn_from(8, None, None, false, false), Ok(Variant::haberkorn()));
+        assert_eq!(Variant::haberkorn_from(9, None, None, false, false), Err(VariantError::Layers(9)));
+        assert_eq!(Variant::haberkorn_from(4, Some(5), None, false, false), Err(VariantError::SetupLayer(5, 4)));
+        for kind in VariantKind::ALL {
+            assert_eq!(VariantKind::from_byte(kind.byte()), Some(kind));
+        }
+        assert_eq!(VariantKind::from_byte(2), None);
     }
 
     #[test]

@@ -196,10 +196,7 @@ impl Network {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
-        out.push(match self.game {
-            VariantKind::Hdc => 0,
-            VariantKind::Haberkorn => 1,
-        });
+        out.push(self.game.byte());
         out.push(if self.residual { ARCH_RESIDUAL } else { ARCH });
         let linear = if self.residual { weights(self.game).fingerprint() } else { 0 };
         out.extend_from_slice(&linear.to_le_bytes());
@@ -226,11 +223,7 @@ impl Network {
         if !(arch == ARCH || arch == ARCH_RESIDUAL) || inputs as usize != INPUTS {
             return Err(NetError::Architecture { found: arch, inputs });
         }
-        let game = match bytes[8] {
-            0 => VariantKind::Hdc,
-            1 => VariantKind::Haberkorn,
-            g => return Err(NetError::Game(g)),
-        };
+        let game = VariantKind::from_byte(bytes[8]).ok_or(NetError::Game(bytes[8]))?;
         let hidden = u32_at(16);
         if hidden == 0 || hidden as usize > MAX_HIDDEN {
             return Err(NetError::Hidden(hidden));

@@ -25,7 +25,7 @@ use super::listen::{Slot, read_body, serve};
 use super::{GuiConfig, GuiError};
 use crate::arena::analysis::{Eval, analyse_record, chance_slope, eval_of_comment};
 use crate::arena::record::{GameRecord, GameResult, Mark, parse_records, today};
-use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind};
+use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind, default_setup_layers};
 use crate::search::Limits;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
@@ -456,6 +456,8 @@ async fn config(State(app): State<Arc<App>>) -> Json<Value> {
         "max_hash": app.cap.max_hash(),
         "max_threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "version": env!("CARGO_PKG_VERSION"),
+        // The rules' setup layers for each haberkorn layer count, so the page's form shows them.
+        "setup_layers": HABERKORN_LAYERS.map(|l| (l.to_string(), json!(default_setup_layers(l)))).collect::<serde_json::Map<_, _>>(),
     }))
 }
 
@@ -527,11 +529,11 @@ fn start_game(app: &App, req: NewGame) -> Reply {
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.subsec_nanos() as usize);
                 let l = layers as usize;
-                (1 + (nanos % l) as u8, 1 + (nanos / l % l) as u8)
+                (Some(1 + (nanos % l) as u8), Some(1 + (nanos / l % l) as u8))
             } else {
-                (req.white_layer.unwrap_or(4.min(layers)), req.black_layer.unwrap_or(5.min(layers)))
+                (req.white_layer, req.black_layer)
             };
-            Variant::haberkorn_with(layers, w, b, req.en_passant, req.castling)
+            Variant::haberkorn_from(layers, w, b, req.en_passant, req.castling)
                 .map_err(|e| GuiError::BadRequest(e.to_string()))?
         }
         Err(_) => return Err(GuiError::BadRequest(format!("unknown variant '{}' (hdc or haberkorn)", req.variant))),

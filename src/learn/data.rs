@@ -149,10 +149,7 @@ impl GameData {
         let mut body = Vec::with_capacity(32 + fen.len() + 5 * self.plies.len());
         body.extend_from_slice(&self.index.to_le_bytes());
         body.push(result_code(self.result));
-        body.push(match v.kind {
-            VariantKind::Hdc => 0,
-            VariantKind::Haberkorn => 1,
-        });
+        body.push(v.kind.byte());
         body.extend_from_slice(&[v.layers, v.white_layer + 1, v.black_layer + 1]);
         body.push(u8::from(v.en_passant) | u8::from(v.castling) << 1);
         body.extend_from_slice(&(fen.len() as u16).to_le_bytes());
@@ -223,12 +220,12 @@ pub fn decode_game(bytes: &[u8]) -> Result<GameData, String> {
         r => return Err(format!("bad result byte {r}")),
     };
     let (kind, layers, white, black, flags) = (f.u8()?, f.u8()?, f.u8()?, f.u8()?, f.u8()?);
-    let variant = match kind {
-        0 => Variant::hdc(),
-        1 => {
-            Variant::haberkorn_with(layers, white, black, flags & 1 != 0, flags & 2 != 0).map_err(|e| e.to_string())?
+    let variant = match VariantKind::from_byte(kind).ok_or_else(|| format!("bad game byte {kind}"))? {
+        VariantKind::Hdc => Variant::hdc(),
+        VariantKind::Haberkorn => {
+            Variant::haberkorn_from(layers, Some(white), Some(black), flags & 1 != 0, flags & 2 != 0)
+                .map_err(|e| e.to_string())?
         }
-        k => return Err(format!("bad game byte {k}")),
     };
     let fen_len = usize::from(f.u16()?);
     let fen = std::str::from_utf8(f.take(fen_len)?).map_err(|_| "the FEN is not text".to_string())?;

@@ -45,9 +45,9 @@ pub enum OptionId {
     UciVariant,
     /// `HaberkornLayers`: layers of the haberkorn board.
     HaberkornLayers,
-    /// `HaberkornWhiteLayer`: White's setup layer (1 = I).
+    /// `HaberkornWhiteLayer`: White's setup layer (1 = I; 0 = the default for the layer count).
     HaberkornWhiteLayer,
-    /// `HaberkornBlackLayer`: Black's setup layer (1 = I).
+    /// `HaberkornBlackLayer`: Black's setup layer (1 = I; 0 = the default for the layer count).
     HaberkornBlackLayer,
     /// `HaberkornEnPassant`: switch the optional en-passant rule on.
     HaberkornEnPassant,
@@ -174,14 +174,14 @@ pub const SPECS: [OptionSpec; 17] = [
     OptionSpec {
         id: OptionId::HaberkornWhiteLayer,
         name: "HaberkornWhiteLayer",
-        kind: spin(4, 1, 8),
-        about: "haberkorn: White's setup layer, 1 = I",
+        kind: spin(0, 0, 8),
+        about: "haberkorn: White's setup layer, 1 = I; 0 = the rules' default for the layer count (IV, II on 3 or 4 layers)",
     },
     OptionSpec {
         id: OptionId::HaberkornBlackLayer,
         name: "HaberkornBlackLayer",
-        kind: spin(5, 1, 8),
-        about: "haberkorn: Black's setup layer, 1 = I",
+        kind: spin(0, 0, 8),
+        about: "haberkorn: Black's setup layer, 1 = I; 0 = the rules' default for the layer count (V, III on 3 or 4 layers)",
     },
     OptionSpec {
         id: OptionId::HaberkornEnPassant,
@@ -528,10 +528,10 @@ impl Options {
     pub fn variant(&self) -> Result<Variant, VariantError> {
         match self.variant_kind() {
             VariantKind::Hdc => Ok(Variant::hdc()),
-            VariantKind::Haberkorn => Variant::haberkorn_with(
+            VariantKind::Haberkorn => Variant::haberkorn_from(
                 self.int(OptionId::HaberkornLayers) as u8,
-                self.int(OptionId::HaberkornWhiteLayer) as u8,
-                self.int(OptionId::HaberkornBlackLayer) as u8,
+                Some(self.int(OptionId::HaberkornWhiteLayer) as u8).filter(|&l| l != 0),
+                Some(self.int(OptionId::HaberkornBlackLayer) as u8).filter(|&l| l != 0),
                 self.flag(OptionId::HaberkornEnPassant),
                 self.flag(OptionId::HaberkornCastling),
             ),
@@ -647,6 +647,9 @@ mod tests {
         assert_eq!(o.set("UCI_Variant", Some("haberkorn")), Ok(Effect::Variant));
         assert_eq!(o.variant(), Ok(Variant::haberkorn()));
         o.set("HaberkornLayers", Some("3")).unwrap();
+        assert_eq!(o.variant(), Variant::haberkorn_from(3, None, None, false, false));
+        assert_eq!(o.variant().map(|v| (v.white_layer, v.black_layer)), Ok((1, 2)));
+        o.set("HaberkornWhiteLayer", Some("4")).unwrap();
         assert_eq!(o.variant(), Err(VariantError::SetupLayer(4, 3)));
         o.set("HaberkornWhiteLayer", Some("1")).unwrap();
         o.set("HaberkornBlackLayer", Some("3")).unwrap();

@@ -26,6 +26,34 @@ fn new_game(addr: SocketAddr, req: Value) -> Value {
     state
 }
 
+/// The GUI's door to haberkorn's default setup layers: a new game on each
+/// layer count starts from `tests/data/haberkorn_starts.txt`'s position (as
+/// the command line, UCI, the data reader and the Python package do), and
+/// `/api/config` hands the page the same layers for its form.
+#[test]
+fn a_new_haberkorn_game_starts_from_the_rules_default_on_every_layer_count() {
+    let dir = games_dir("front-door");
+    let srv = server(vec![], &dir);
+    let addr = srv.addr();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/haberkorn_starts.txt")).unwrap();
+    let starts: Vec<(u8, &str)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(" ; ").map(|(n, fen)| (n.parse().unwrap(), fen)))
+        .collect();
+    assert_eq!(starts.len(), 6);
+    let (_, cfg) = http(addr, "GET", "/api/config", None);
+    for (layers, fen) in starts {
+        let game = new_game(addr, json!({"variant": "haberkorn", "layers": layers}));
+        assert_eq!(game["board"]["fen"], fen, "{layers} layers");
+        let (white, black) = cubist::core::default_setup_layers(layers);
+        assert_eq!(cfg["setup_layers"][layers.to_string()], json!([white, black]), "{cfg}");
+        let (status, _) = act(addr, game["id"].as_u64().unwrap(), json!({"type": "close"}));
+        assert_eq!(status, 200);
+    }
+}
+
 fn act(addr: SocketAddr, id: u64, action: Value) -> (u16, Value) {
     http(addr, "POST", &format!("/api/games/{id}/action"), Some(&action.to_string()))
 }
@@ -212,7 +240,7 @@ fn an_unfinished_game_is_resumed_from_its_record_after_a_restart() {
     let file = {
         let srv = server(vec![cubist_engine()], &dir);
         let addr = srv.addr();
-        let game = new_game(addr, json!({"variant": "haberkorn", "layers": 4}));
+        let game = new_game(addr, json!({"variant": "haberkorn", "layers": 4, "white_layer": 4, "black_layer": 4}));
         let id = game["id"].as_u64().unwrap();
         for m in ["e2-IVe4-IV", "e7-IVe5-IV"] {
             let (status, s) = act(addr, id, json!({"type": "move", "move": m}));
@@ -355,7 +383,7 @@ fn games_end_by_time_resignation_and_the_draw_rules_with_their_reason() {
     // Resignation (human vs human: the side to move resigns).
     let g = new_game(addr, json!({"variant": "haberkorn", "layers": 3}));
     let id = g["id"].as_u64().unwrap();
-    let (status, s) = act(addr, id, json!({"type": "move", "move": "e2-IIIe3-III"}));
+    let (status, s) = act(addr, id, json!({"type": "move", "move": "e2-IIe3-II"}));
     assert_eq!(status, 200, "{s}");
     let (status, s) = act(addr, id, json!({"type": "resign"}));
     assert_eq!(status, 200, "{s}");

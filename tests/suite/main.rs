@@ -16,6 +16,7 @@ mod arena;
 mod bench;
 mod datagen;
 mod fen;
+mod front_doors;
 mod fuzz_uci;
 mod import_cycles;
 mod match_resume;

@@ -451,8 +451,14 @@ function formVisibility() {
   const w = f.white_layer.value, b = f.black_layer.value;
   fillSelect(f.white_layer, opts);
   fillSelect(f.black_layer, opts);
-  f.white_layer.value = w && Number(w) <= layers ? w : Math.min(4, layers);
-  f.black_layer.value = b && Number(b) <= layers ? b : Math.min(5, layers);
+  if (f.dataset.layers === String(layers)) {
+    f.white_layer.value = w;
+    f.black_layer.value = b;
+  } else {
+    // A new layer count starts from the rules' setup layers for it (/api/config).
+    [f.white_layer.value, f.black_layer.value] = ui.cfg.setup_layers[layers];
+    f.dataset.layers = String(layers);
+  }
 }
 
 function newGameRequest() {
