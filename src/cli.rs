@@ -287,8 +287,12 @@ pub struct TrainCli {
     #[arg(long)]
     pub out: std::path::PathBuf,
     /// Carry on from this checkpoint (same data and settings).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "init")]
     pub resume: Option<std::path::PathBuf>,
+    /// Start from this network file instead of random weights (fine-tuning, for example
+    /// `nets/hdc.nnue` on new data); its game, hidden layer and residual flag must match.
+    #[arg(long, value_name = "NET")]
+    pub init: Option<std::path::PathBuf>,
 }
 
 impl TrainCli {
@@ -306,6 +310,7 @@ impl TrainCli {
             validation: self.validation,
             out: self.out.clone(),
             resume: self.resume.clone(),
+            init: self.init.clone(),
             config: TrainConfig {
                 hidden: self.hidden as usize,
                 epochs: self.epochs as usize,

@@ -406,6 +406,24 @@ impl Model {
         }
     }
 
+    /// The model of a quantised network: its weights back in floats, the
+    /// factoriser rows at zero (they are merged into the input rows). The
+    /// model quantises back to the same network.
+    pub fn from_network(net: &Network) -> Model {
+        let h = net.hidden;
+        let (qa, qb) = (QA as f32, QB as f32);
+        let mut w1: Vec<f32> = net.ft_weights.iter().map(|&w| f32::from(w) / qa).collect();
+        w1.resize(ROWS * h, 0.0);
+        Model {
+            hidden: h,
+            w1,
+            b1: net.ft_biases.iter().map(|&w| f32::from(w) / qa).collect(),
+            w2: net.out_weights.iter().map(|&w| f32::from(w) / qb).collect(),
+            b2: net.out_bias as f32 / (qa * qb),
+            residual: net.residual,
+        }
+    }
+
     fn params(&mut self) -> [&mut [f32]; 3] {
         [&mut self.w1, &mut self.b1, &mut self.w2]
     }
@@ -652,6 +670,13 @@ impl Trainer {
         Trainer { model, opt, epoch: 0, k }
     }
 
+    /// A fresh run that starts from `net`'s weights (fine-tuning).
+    pub fn from_network(net: &Network, k: f32) -> Trainer {
+        let model = Model::from_network(net);
+        let opt = Optimiser::new(&model);
+        Trainer { model, opt, epoch: 0, k }
+    }
+
     /// One pass over `data`; returns the mean training loss.
     pub fn epoch(&mut self, cfg: &TrainConfig, data: &Dataset) -> f64 {
         let mut order: Vec<u32> = (0..data.len() as u32).collect();
@@ -794,6 +819,8 @@ pub struct TrainJob {
     pub out: PathBuf,
     /// A checkpoint to carry on from.
     pub resume: Option<PathBuf>,
+    /// A network file to start from instead of random weights (not with `resume`).
+    pub init: Option<PathBuf>,
     /// The model and optimiser settings.
     pub config: TrainConfig,
 }
@@ -843,20 +870,31 @@ impl TrainJob {
         Ok((train, valid))
     }
 
-    /// A new trainer, or the checkpoint's when it fits the settings.
+    /// A new trainer (from random weights or the `init` network), or the
+    /// checkpoint's, when it fits the settings.
     fn trainer(&self, train: &Dataset) -> Result<Trainer, LearnError> {
-        let Some(path) = &self.resume else {
-            return Ok(Trainer::new(&self.config, fit_k(train)));
+        let (path, t) = match (&self.resume, &self.init) {
+            (Some(_), Some(_)) => {
+                return Err(LearnError::Settings("--resume and --init exclude each other".into()));
+            }
+            (Some(path), None) => {
+                let bytes = std::fs::read(path).map_err(|e| LearnError::file(path, e))?;
+                (path, Trainer::from_bytes(&bytes).map_err(|e| LearnError::file(path, e))?)
+            }
+            (None, Some(path)) => {
+                let net = Network::load(path).map_err(|e| LearnError::file(path, e))?;
+                if net.game != self.variant {
+                    return Err(LearnError::file(path, format!("a network of {}, not {}", net.game, self.variant)));
+                }
+                (path, Trainer::from_network(&net, fit_k(train)))
+            }
+            (None, None) => return Ok(Trainer::new(&self.config, fit_k(train))),
         };
-        let bytes = std::fs::read(path).map_err(|e| LearnError::file(path, e))?;
-        let t = Trainer::from_bytes(&bytes).map_err(|e| LearnError::file(path, e))?;
+        let what = if self.resume.is_some() { "checkpoint" } else { "file" };
         if t.model.residual != self.config.residual {
             let kind = if t.model.residual { "residual" } else { "plain" };
             let not = if t.model.residual { "" } else { "not " };
-            return Err(LearnError::file(
-                path,
-                format!("a {kind} network's checkpoint; --residual must {not}be given"),
-            ));
+            return Err(LearnError::file(path, format!("a {kind} network's {what}; --residual must {not}be given")));
         }
         if t.model.hidden != self.config.hidden {
             let message = format!("a hidden layer of {}, not --hidden {}", t.model.hidden, self.config.hidden);
@@ -892,6 +930,15 @@ pub fn run(job: &TrainJob, log: &mut dyn Log) -> Result<TrainOutcome, LearnError
         valid.len(),
         linear_loss(&train, k, cfg.lambda),
     ));
+    if let Some(init) = job.init.as_ref().filter(|_| !valid.is_empty()) {
+        let m = &trainer.model;
+        let (scores, results) = (loss(m, &valid, k, 0.0), loss(m, &valid, k, 1.0));
+        log.line(&format!(
+            "starting network {}: held out {:.6} (scores {scores:.6}, results {results:.6})",
+            init.display(),
+            loss(m, &valid, k, cfg.lambda)
+        ));
+    }
     let bar = indicatif::ProgressBar::new(cfg.epochs as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] epoch {pos}/{len} {msg}")
@@ -1113,6 +1160,28 @@ mod tests {
         }
         let after = gap(&t.model);
         assert!(after < before * 0.7, "{before} -> {after}");
+    }
+
+    #[test]
+    fn a_network_read_back_as_a_model_quantises_to_itself() {
+        let data = Dataset::new(&samples(300, 5), VariantKind::Haberkorn);
+        let mut cfg = config();
+        cfg.residual = true;
+        let mut t = Trainer::new(&cfg, fit_k(&data));
+        t.epoch(&cfg, &data);
+        let net = t.model.quantise(VariantKind::Haberkorn);
+        let back = Model::from_network(&net);
+        assert_eq!(back.quantise(VariantKind::Haberkorn), net);
+        // It scores as the network does (its integer sums round a little),
+        // and training goes on from there.
+        for s in samples(50, 6) {
+            let (float, int) = (back.evaluate(&s.position), net.evaluate(&s.position) as f32);
+            assert!((float - int).abs() <= 3.0, "{float} against {int}");
+        }
+        let mut fine = Trainer::from_network(&net, t.k);
+        let before = loss(&fine.model, &data, fine.k, cfg.lambda);
+        fine.epoch(&cfg, &data);
+        assert!(loss(&fine.model, &data, fine.k, cfg.lambda) < before);
     }
 
     #[test]
