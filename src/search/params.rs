@@ -138,6 +138,7 @@ tunables! {
     threat_flights = 1, 1; 0, 26, "A move threatens mate when it puts a piece next to the enemy king and that king has at most this many flight squares.";
     lmr_history_div = 8192, 8192; 1000, 32768, "One ply less (more) reduction per this much good (bad) history.";
     mate_reach_slack = 0, 0; 0, 4, "Plies beyond the remaining depth within which a mate proven in the window still turns off late-move pruning and reductions. 0: 2 (a check extension each way) let a haberkorn depth-6 search spend 30 M nodes on full-width attacks under a mate 5 (rows 43, 44 of docs/strength.md).";
+    tt_cutoff_halfmoves = 90, 90; 0, 100, "A table entry ends a non-PV node only while the halfmove clock is below this (nearer the fifty-move rule, the entry's score may be one that the rule has since made a draw).";
     mate_checks_only = 1, 1; 0, 1, "1: a node whose alpha is a mate within three plies searches only checking moves (nothing else can beat it: sound). Rows 43, 44.";
     cont_history_weight = 0, 100; 0, 200, "Weight of the continuation history (moves 1 and 2 plies back) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0 turns it off (no table updates either). Off in hdc: row 42 of docs/strength.md.";
     piece_to_weight = 0, 100; 0, 200, "Weight of the piece-to history (by side, moving piece kind and to-square: 7,168 slots against the butterfly table's 524,288, so it learns from fewer cutoffs) beside twice the butterfly history in quiet-move order and LMR, in hundredths; 0: not read. On in haberkorn with history_bonus_slope: row 64 of docs/strength.md.";
@@ -257,6 +258,7 @@ switches! {
     reverse_futility: "Reverse futility (static null-move) pruning.";
     futility: "Futility pruning of quiet moves.";
     late_move_pruning: "Late-move pruning of quiet moves.";
+    history_pruning: "History pruning of quiet moves (where `history_prune_depth` is not 0).";
     see_pruning: "Pruning of moves that lose material in exchange near the leaves.";
     aspiration: "Aspiration windows at the root.";
 }

@@ -129,7 +129,7 @@ impl Searcher<'_> {
             let new_depth = depth - 1 + gives_check as i32;
             let late = i - pv_idx;
             let r = if sw.lmr && alpha < MATE_BOUND && depth >= t.lmr_min_depth && quiet && !gives_check && late > 3 {
-                (self.lmr[depth.min(63) as usize][late.min(63)] as i32 - 1).clamp(0, new_depth - 1)
+                (self.lmr[depth.min(63) as usize][late.min(63)] as i32 - 1).clamp(0, (new_depth - 1).max(0))
             } else {
                 0
             };

@@ -2,7 +2,7 @@
 //! node budget, determinism, stop, the only move, searchmoves and MultiPV.
 
 use cubist::core::{Color, Move, PieceKind, Position, Variant, VariantKind};
-use cubist::search::{Engine, Info, Limits, Report, Score, Settings};
+use cubist::search::{Engine, GameTunables, Info, Limits, Report, Score, SearchParams, Settings, Switches};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -332,4 +332,76 @@ fn go_mate_and_go_depth_end_by_themselves() {
     assert_eq!(out.infos.last().unwrap().score, Score::Mate(n));
     let out = search(&Position::start(Variant::hdc()), Limits { depth: Some(3), ..Limits::default() });
     assert_eq!(out.infos.iter().map(|i| i.depth).max(), Some(3));
+}
+
+/// The nodes of a one-thread search to `depth` with `params` (a fresh engine and table).
+fn nodes_with(params: SearchParams, pos: &Position, depth: u32) -> u64 {
+    let mut engine = Engine::new(Settings { hash_mb: 8, ..Settings::default() });
+    engine.set_params(params);
+    let (tx, rx) = mpsc::channel();
+    engine.go(pos, Limits { depth: Some(depth), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    rx.try_iter().filter_map(|r| if let Report::Info(i) = r { Some(i.nodes) } else { None }).last().unwrap()
+}
+
+/// `Strategy::AlphaBeta` ("every selective technique off") is a full-width
+/// search whatever the selective techniques' numbers: set to their most
+/// aggressive ends, they change the node count of the normal search but not
+/// of the full-width one. (History pruning had no switch, so the full-width
+/// search still pruned by history in haberkorn.)
+#[test]
+fn the_full_width_search_ignores_every_pruning_number() {
+    let aggressive = [
+        ("rfp_max_depth", 16),
+        ("rfp_margin", 20),
+        ("nmp_min_depth", 1),
+        ("lmp_max_depth", 16),
+        ("lmp_base", 0),
+        ("history_prune_depth", 12),
+        ("history_prune_margin", 250),
+        ("futility_max_depth", 12),
+        ("futility_base", 0),
+        ("futility_depth", 20),
+        ("see_quiet_depth", 10),
+        ("see_quiet_margin", 0),
+        ("see_capture_depth", 12),
+        ("see_capture_margin", 0),
+        ("lmr_min_depth", 1),
+        ("lmr_base", 300),
+        ("lmr_divisor", 100),
+    ];
+    let mut pruning = GameTunables::default();
+    for (name, value) in aggressive {
+        pruning.set(name, value).unwrap();
+    }
+    for (pos, depth) in [(Position::start(Variant::hdc()), 3), (hab_start(), 4)] {
+        let full = |tunables| nodes_with(SearchParams { switches: Switches::FULL_WIDTH, tunables }, &pos, depth);
+        let normal = |tunables| nodes_with(SearchParams { switches: Switches::ALL_ON, tunables }, &pos, depth);
+        let game = pos.variant().kind;
+        assert_eq!(full(pruning), full(GameTunables::default()), "{game}");
+        assert_ne!(
+            normal(pruning),
+            normal(GameTunables::default()),
+            "{game}: the numbers act when the switches are on"
+        );
+    }
+    // History pruning alone, in haberkorn (its default game): off by its switch.
+    let mut off = Switches::ALL_ON;
+    assert!(off.turn_off("history_pruning"));
+    let mut history = GameTunables::default();
+    history.set("history_prune_margin", 250).unwrap();
+    let params = |switches, tunables| SearchParams { switches, tunables };
+    assert_eq!(
+        nodes_with(params(off, history), &hab_start(), 5),
+        nodes_with(params(off, GameTunables::default()), &hab_start(), 5)
+    );
+}
+
+/// Haberkorn's start after four knight and pawn moves.
+fn hab_start() -> Position {
+    let mut pos = Position::start(Variant::haberkorn());
+    for m in ["e2-IVe4-IV", "e7-Ve5-V", "g1-IVf3-IV", "b8-Vc6-V"] {
+        pos.play(m).unwrap();
+    }
+    pos
 }
