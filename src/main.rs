@@ -358,7 +358,7 @@ fn run_book(args: &cli::BookCli) -> Result<(), String> {
 }
 
 fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
-    use cubist::learn::data::{Format, read_games};
+    use cubist::learn::data::Format;
     use cubist::learn::datagen::DatagenConfig;
     let shard = match &args.shard {
         None => Shard::whole(),
@@ -378,35 +378,10 @@ fn run_datagen(args: &cli::DatagenCli) -> Result<(), String> {
         done: Default::default(),
     };
     let name = args.out.display();
-    // A binary output that exists is resumed: its whole games are kept and skipped, a torn last record dropped.
-    let existing = match cfg.format {
-        Format::Binary => std::fs::read(&args.out).ok().filter(|b| !b.is_empty()),
-        Format::Text => None,
-    };
-    let file = match existing {
-        Some(bytes) => {
-            let found =
-                read_games(&bytes).map_err(|e| format!("{name}: {e}; not resumed (remove it to start anew)"))?;
-            if !found.errors.is_empty() {
-                return Err(format!("{name}: {}; not resumed (remove it to start anew)", found.errors[0]));
-            }
-            if found.header != cfg.header() {
-                return Err(format!(
-                    "{name} holds games of other settings ('{}', this run: '{}'); not resumed",
-                    found.header,
-                    cfg.header()
-                ));
-            }
-            cfg.done = found.games.iter().map(|g| g.index).collect();
-            let mut file =
-                std::fs::OpenOptions::new().write(true).open(&args.out).map_err(|e| format!("{name}: {e}"))?;
-            file.set_len(found.end as u64).map_err(|e| format!("{name}: {e}"))?;
-            std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0)).map_err(|e| format!("{name}: {e}"))?;
-            note(&format!("{name}: resuming after {} games already written", cfg.done.len()));
-            file
-        }
-        None => std::fs::File::create(&args.out).map_err(|e| format!("{name}: {e}"))?,
-    };
+    let (file, resumed) = cubist::learn::datagen::open_output(&mut cfg, &args.out)?;
+    if resumed > 0 {
+        note(&format!("{name}: resuming after {resumed} games already written"));
+    }
     let mut out = std::io::BufWriter::new(file);
     let start = Instant::now();
     let done = cubist::learn::datagen::run(&cfg, &mut out, true)?;

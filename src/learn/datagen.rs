@@ -18,7 +18,7 @@
 //! move and score, a few bytes a position), or `GAME ; FEN ; SCORE ; RESULT`
 //! lines for the samples alone.
 
-use super::data::{Format, GameData, file_start};
+use super::data::{Format, GameData, file_start, read_games};
 use crate::arena::book::{play_random_plies, random_constellation};
 use crate::arena::shard::Shard;
 use crate::core::{Color, GameState, HABERKORN_LAYERS, Move, Position, Variant, VariantKind};
@@ -29,7 +29,10 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
+use std::fs::File;
 use std::io::Write;
+use std::io::{Seek, SeekFrom};
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -226,6 +229,39 @@ pub struct DatagenSummary {
     pub positions: u64,
     /// Nodes searched by all the games' searches.
     pub nodes: u64,
+}
+
+/// Opens the data file `path` for a run of `cfg`: a binary file that
+/// exists is resumed (its whole games are kept and their indices put in
+/// `cfg.done`, a torn last record cut off, writing goes on at its end),
+/// anything else is created anew. Returns the file and how many games it
+/// already held; a file of other settings or with a damaged record is
+/// refused, untouched.
+pub fn open_output(cfg: &mut DatagenConfig, path: &Path) -> Result<(File, usize), String> {
+    let name = path.display();
+    let existing = match cfg.format {
+        Format::Binary => std::fs::read(path).ok().filter(|b| !b.is_empty()),
+        Format::Text => None,
+    };
+    let Some(bytes) = existing else {
+        return Ok((File::create(path).map_err(|e| format!("{name}: {e}"))?, 0));
+    };
+    let found = read_games(&bytes).map_err(|e| format!("{name}: {e}; not resumed (remove it to start anew)"))?;
+    if let Some(e) = found.errors.first() {
+        return Err(format!("{name}: {e}; not resumed (remove it to start anew)"));
+    }
+    if found.header != cfg.header() {
+        return Err(format!(
+            "{name} holds games of other settings ('{}', this run: '{}'); not resumed",
+            found.header,
+            cfg.header()
+        ));
+    }
+    cfg.done = found.games.iter().map(|g| g.index).collect();
+    let mut file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| format!("{name}: {e}"))?;
+    file.set_len(found.end as u64).map_err(|e| format!("{name}: {e}"))?;
+    file.seek(SeekFrom::End(0)).map_err(|e| format!("{name}: {e}"))?;
+    Ok((file, cfg.done.len()))
 }
 
 /// Plays the configured games on `cfg.threads` rayon threads and writes
