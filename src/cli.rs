@@ -14,7 +14,8 @@ use cubist::core::{HABERKORN_LAYERS, Variant, VariantKind};
 use cubist::gui::GuiOptions;
 use cubist::learn::data::Format;
 use cubist::learn::datagen::Games;
-use cubist::learn::train::{Augment, TrainConfig, TrainJob};
+use cubist::learn::dataset::Augment;
+use cubist::learn::train::{TrainConfig, TrainJob};
 use cubist::learn::tune::{TuneConfig, TuneJob};
 use std::ops::RangeInclusive;
 
