@@ -280,4 +280,35 @@ fn play_a_move_against_the_engine_in_chromium() {
         .unwrap_or_else(|_| format!("{}/../gui-analysis.png", env!("CARGO_TARGET_TMPDIR")));
     std::fs::write(&out, png).unwrap();
     eprintln!("screenshot: {out}");
+
+    // A record from a FEN with Black to move at move 30: the move list counts
+    // from 30, White's half of the first move left empty.
+    let mut from_fen = annotated_record(0);
+    let mut pos = Position::start(Variant::hdc());
+    pos.play("g1-IVf3-IV").unwrap();
+    let fen = pos.fen();
+    let (rest, _move_number) = fen.rsplit_once(' ').unwrap();
+    from_fen.fen = format!("{rest} 30");
+    assert!(from_fen.fen.contains(" b "), "{}", from_fen.fen);
+    for _ in 0..3 {
+        let m = pos.legal_moves()[0].to_string();
+        pos.play(&m).unwrap();
+        from_fen.moves.push(m);
+    }
+    from_fen.move_comments = vec![String::new(); 3];
+    from_fen.notes = vec![Default::default(); 3];
+    std::fs::write(dir.join("from-fen.pgn"), record_text(&from_fen)).unwrap();
+    browser.script("refreshGames();");
+    wait_for(30, "the FEN record in the list", || {
+        (count(&browser, "#records option[value='from-fen.pgn']") == json!(1)).then_some(())
+    });
+    browser.click("#records option[value='from-fen.pgn']");
+    browser.click("#open-record");
+    wait_for(30, "the FEN record's replay", || {
+        status(&browser).as_str().is_some_and(|s| s.starts_with("Replay, ply 0 of 3")).then_some(())
+    });
+    assert_eq!(browser.script("return document.getElementById('moves').start;"), json!(30));
+    let rows = browser.script("return [...document.querySelectorAll('#moves li')].map(li => li.children.length);");
+    assert_eq!(rows, json!([2, 2]), "… and Black's first move, then a whole move");
+    assert_eq!(browser.script("return document.querySelector('#moves li .gap') !== null;"), json!(true));
 }

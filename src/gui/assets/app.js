@@ -311,7 +311,7 @@ function render() {
   $("retry").hidden = !g.error || g.over;
   $("analyse").checked = !!g.analysis;
   if (g.analysis) { $("multipv").value = g.analysis.multipv; $("analyse-engine").value = g.analysis.engine; }
-  drawMoves(g.moves, ui.viewPly === null ? g.moves.length : ui.viewPly, (ply) => send({ type: "view", ply }));
+  drawMoves(g.moves, ui.viewPly === null ? g.moves.length : ui.viewPly, (ply) => send({ type: "view", ply }), null, g.start_fen);
   drawClocks();
   drawInfos();
 }
@@ -331,12 +331,37 @@ function fmtLine(line) {
   return line.replace(/\{\[%eval ([^\]]*)\]\}/g, "($1)").replace(/[{}]/g, "");
 }
 
-function drawMoves(moves, current, onPick, notes) {
+// Where a record's moves start: the move number and side to move of its
+// start position's 3D-FEN (a game from a FEN is numbered from there).
+function fenStart(fen) {
+  const f = (fen || "").trim().split(/\s+/);
+  const number = parseInt(f[5], 10);
+  return { number: number > 0 ? number : 1, black: f[1] === "b" };
+}
+
+// Ply `i` (from 0) of a record that starts at `start`: "12." or "12...".
+function moveLabel(start, i) {
+  const k = i + (start.black ? 1 : 0);
+  return `${start.number + Math.floor(k / 2)}${k % 2 ? "..." : "."}`;
+}
+
+function drawMoves(moves, current, onPick, notes, startFen) {
   const list = $("moves");
   list.innerHTML = "";
+  const start = fenStart(startFen);
+  list.start = start.number;
   let li = null;
+  if (start.black && moves.length) {
+    // Black moved first: White's half of the first numbered move is empty.
+    li = document.createElement("li");
+    list.appendChild(li);
+    const gap = document.createElement("span");
+    gap.className = "gap";
+    gap.textContent = "…";
+    li.appendChild(gap);
+  }
   moves.forEach((m, i) => {
-    if (i % 2 === 0) { li = document.createElement("li"); list.appendChild(li); }
+    if ((i + (start.black ? 1 : 0)) % 2 === 0) { li = document.createElement("li"); list.appendChild(li); }
     const span = document.createElement("span");
     span.className = "mv" + (i + 1 === current ? " cur" : "");
     span.textContent = m;
@@ -651,8 +676,7 @@ function drawGraph() {
     const dot = svgEl("circle", { class: "pt " + mark, cx: x(i + 1), cy: y(chances[i]), r: mark ? 4.5 : (n <= 80 ? 1.6 : 0.8) });
     dot.dataset.ply = i + 1;
     const title = svgEl("title", {});
-    const num = Math.floor(i / 2) + 1;
-    title.textContent = `${num}${i % 2 ? "..." : "."} ${d.moves[i]}${a.mark || ""} ${fmtEval(a)}`;
+    title.textContent = `${moveLabel(fenStart(d.boards[0].fen), i)} ${d.moves[i]}${a.mark || ""} ${fmtEval(a)}`;
     dot.appendChild(title);
     svg.appendChild(dot);
   });
@@ -741,7 +765,7 @@ function renderReplay() {
   $("title").textContent = `Replay: ${tag("White")} – ${tag("Black")} ${tag("Result")}, ${d.variant.name}`;
   $("status").textContent = `Replay, ply ${r.ply} of ${d.moves.length}` + (r.ply === d.moves.length ? ` — ${tag("Result")} (${tag("Termination")})` : "");
   drawBoard(d.boards[r.ply], d.variant);
-  drawMoves(d.moves, r.ply, replayStep, d.analysis);
+  drawMoves(d.moves, r.ply, replayStep, d.analysis, d.boards[0].fen);
   drawGraph();
   drawMoveNote();
   $("live").hidden = true;
