@@ -345,6 +345,7 @@ impl Searcher<'_> {
         // LONG_MATE_FIRST once move order found that mate first.
         let within_reach = |bound: i32| mate_distance(bound, ply).is_some_and(|d| d <= depth + t.mate_reach_slack);
         let mate_window = (alpha >= MATE_BOUND && within_reach(alpha)) || (beta <= -MATE_BOUND && within_reach(beta));
+        let mate_in_three = -mated_in(ply + 3);
         NodeFacts {
             depth,
             ply,
@@ -364,8 +365,8 @@ impl Searcher<'_> {
                 .max(t.see_capture_depth),
             // The capture history is kept only in a game that reads it.
             capture_history: t.reads_capture_history(),
-            mate_in_three: -mated_in(ply + 3),
-            only_checks: t.mate_checks_only != 0 && alpha >= -mated_in(ply + 3),
+            mate_in_three,
+            only_checks: t.mate_checks_only != 0 && alpha >= mate_in_three,
         }
     }
 

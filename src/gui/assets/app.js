@@ -671,12 +671,13 @@ function drawGraph() {
   svg.appendChild(svgEl("line", { class: "zero", x1: 0, y1: y(0), x2: W, y2: y(0) }));
   svg.appendChild(svgEl("polyline", { class: "curve", points: line }));
   svg.appendChild(svgEl("line", { class: "now", x1: x(r.ply), y1: 0, x2: x(r.ply), y2: H }));
+  const start = fenStart(d.boards[0].fen);
   d.analysis.forEach((a, i) => {
     const mark = a.mark ? MARK_NAMES[a.mark] : "";
     const dot = svgEl("circle", { class: "pt " + mark, cx: x(i + 1), cy: y(chances[i]), r: mark ? 4.5 : (n <= 80 ? 1.6 : 0.8) });
     dot.dataset.ply = i + 1;
     const title = svgEl("title", {});
-    title.textContent = `${moveLabel(fenStart(d.boards[0].fen), i)} ${d.moves[i]}${a.mark || ""} ${fmtEval(a)}`;
+    title.textContent = `${moveLabel(start, i)} ${d.moves[i]}${a.mark || ""} ${fmtEval(a)}`;
     dot.appendChild(title);
     svg.appendChild(dot);
   });
