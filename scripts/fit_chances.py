@@ -9,7 +9,7 @@ centipawns from White's view and White's result 1, 0.5 or 0. For each game
 this finds the slope k of P(White scores) = 1 / (1 + exp(-k * score)) that
 minimises the cross-entropy against the results (a ternary search over k on
 up to 300,000 positions drawn with a fixed seed) and prints k and the score
-worth 75%. The slopes in src/arena/analysis.rs (`chance_slope`) came from
+worth 75%. The slopes in src/analysis.rs (`chance_slope`) came from
 1,618,400 positions of `cubist datagen --nodes 2000 --variant both --seed
 4902` (docs/analysis.md).
 """

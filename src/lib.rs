@@ -21,8 +21,10 @@
 //! counts; [`cpu`] the processor check of the binary and the Python
 //! package; [`files`] writing files whole and the FNV-1a checksum.
 
+pub mod analysis;
 pub mod arena;
 pub mod bench;
+pub mod book;
 pub mod core;
 pub mod cpu;
 pub mod eval;
@@ -31,7 +33,9 @@ pub mod files;
 pub mod gui;
 pub mod learn;
 pub mod perft;
+pub mod record;
 pub mod search;
+pub mod spsa;
 pub mod uci;
 
 /// A move (from, to, flag) as the rules library makes and prints it.

@@ -156,7 +156,7 @@ fn run_match_command(args: &MatchArgs, matches: &ArgMatches) -> Result<(), Strin
 /// `cubist spsa`: works on the run in `--state` until every iteration is
 /// claimed; one line per iteration, the current values at the end.
 fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
-    use cubist::arena::spsa::{SpsaConfig, SpsaState, cubist_params, parse_params, run_spsa};
+    use cubist::spsa::{SpsaConfig, SpsaState, cubist_params, parse_params, run_spsa};
     let variant = args.variant.variant(args.constellations)?;
     let params = match &args.params {
         Some(file) => {
@@ -177,7 +177,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
         Some([none]) if none == "none" => None,
         Some(tokens) => Some(OpeningsSpec::parse(tokens).map_err(e)?),
         None if args.constellations => None,
-        None => cubist::arena::book::builtin(variant.kind, variant.layers).map(|_| OpeningsSpec::builtin()),
+        None => cubist::book::builtin(variant.kind, variant.layers).map(|_| OpeningsSpec::builtin()),
     };
     let random_plies = args.random_plies.unwrap_or(if openings.is_some() { 0 } else { 4 });
     let config = SpsaConfig {
@@ -194,7 +194,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
     };
     let concurrency = args.concurrency.map_or_else(cores, usize::from);
     let interrupt = interrupt_flag()?;
-    let mut report = |r: &cubist::arena::spsa::IterationReport| {
+    let mut report = |r: &cubist::spsa::IterationReport| {
         let s = &r.state;
         emit(&format!(
             "iteration {} of {}: plus {}-{}-{} minus; {} done, {} games (+{} ={} -{})\n",
@@ -218,7 +218,7 @@ fn run_spsa_command(args: &cli::SpsaCli) -> Result<(), String> {
             Ok(())
         }
         Ok(None) => Ok(()),
-        Err(cubist::arena::spsa::SpsaError::Match(ArenaError::Interrupted { .. })) => {
+        Err(cubist::spsa::SpsaError::Match(ArenaError::Interrupted { .. })) => {
             note("interrupted: the iteration in progress is given back; run the same command to go on");
             std::process::exit(130)
         }
@@ -274,7 +274,7 @@ fn run_perft(args: &PerftArgs) -> Result<(), String> {
 }
 
 fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
-    use cubist::arena::analysis::{AnalyseConfig, run};
+    use cubist::analysis::{AnalyseConfig, run};
     let mut limits = cubist::Limits {
         nodes: args.nodes,
         depth: args.depth,
@@ -317,7 +317,7 @@ fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
 }
 
 fn run_book(args: &cli::BookCli) -> Result<(), String> {
-    use cubist::arena::book::{BookConfig, make, render};
+    use cubist::book::{BookConfig, make, render};
     let cfg = BookConfig {
         kind: args.variant,
         layers: if args.variant == VariantKind::Haberkorn { args.layers } else { 8 },

@@ -4,7 +4,7 @@
 //! Every refusal is a `ValueError` naming what was refused; nothing here
 //! panics on input from Python.
 
-use cubist::arena::record::{self, GameRecord, GameResult, Termination};
+use cubist::record::{self, GameRecord, GameResult, Termination};
 use cubist::core::{Color, GameState, Move, MoveError, Piece, Position, Square, Undo, Variant, VariantKind};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};

@@ -5,9 +5,9 @@
 
 use super::config::{Adjudication, EngineSpec};
 use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
-use super::record::{GameResult, Termination};
 use super::referee::{Clock, ending, go_command, loss, side_index, variant_options};
 use crate::core::{GameState, MoveError, Position};
+use crate::record::{GameResult, Termination};
 use std::time::Instant;
 
 /// A played game.

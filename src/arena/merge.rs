@@ -10,11 +10,11 @@
 //! merged state says whether the shards so far settle the test.
 
 use super::fingerprint::{MatchIdentity, first_difference};
-use super::record::{GameRecord, parse_records};
 use super::schedule::pairings;
 use super::stats::{Sprt, Tally};
 use super::summary::{MatchSummary, PairingSummary, SprtSummary, Standing};
 use crate::arena::shard::{Shard, ShardError, ShardSet};
+use crate::record::{GameRecord, parse_records};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -1,10 +1,11 @@
 //! The match runner behind `cubist match`: engines as UCI child processes,
 //! games refereed by the rules library, round robin or gauntlet pairings,
-//! worker threads, statistics with SPRT, progress and game records; and the
-//! tools beside it: `cubist merge` ([`merge`]) and `cubist spsa` ([`spsa`]),
-//! which build on it, `cubist book` ([`book`]) and `cubist analyse`
-//! ([`analysis`]), which search in-process. The GUI shares its engine
-//! processes, records and referee ([`record`], `referee`).
+//! worker threads, statistics with SPRT, progress and game records
+//! ([`crate::record`]); and `cubist merge` ([`merge`]), which adds up the
+//! shards of a match. `cubist spsa` ([`crate::spsa`]) builds on it; the
+//! opening books ([`crate::book`]) and game analysis ([`crate::analysis`])
+//! search in-process and live beside it. The GUI shares its engine processes
+//! and referee (`process`, `referee`).
 //!
 //! Each worker thread owns its engine processes and plays one game at a time;
 //! the calling thread collects results, updates the statistics and the
@@ -22,8 +23,6 @@
 //! plies depend only on the round, so the N shards together play exactly
 //! the games of the unsharded match; `cubist merge` ([`merge`]) adds them up.
 
-pub mod analysis;
-pub mod book;
 pub mod config;
 pub(crate) mod error;
 pub(crate) mod fingerprint;
@@ -31,13 +30,11 @@ pub(crate) mod game;
 pub mod merge;
 pub(crate) mod openings;
 pub(crate) mod process;
-pub mod record;
 pub(crate) mod referee;
 pub(crate) mod results;
 pub(crate) mod run;
 pub(crate) mod schedule;
 pub mod shard;
-pub mod spsa;
 pub(crate) mod state;
 pub mod stats;
 pub mod summary;

@@ -1,11 +1,11 @@
 //! Openings: the start positions of the rounds, from a FEN/EPD file or the
-//! built-in book of the game (see [`super::book::builtin`]), from the
+//! built-in book of the game (see [`crate::book::builtin`]), from the
 //! variant's start, or (haberkorn) from every white/black setup-layer pair,
 //! optionally followed by random plies.
 
-use super::book::{builtin, play_random_plies};
 use super::config::{OpeningFormat, OpeningOrder, OpeningsSpec};
 use super::fingerprint::describe_book;
+use crate::book::{builtin, play_random_plies};
 use crate::core::{Position, Variant, VariantKind};
 use rand::SeedableRng;
 use rand::rngs::StdRng;

@@ -3,8 +3,8 @@
 //! the side to move gets, and the `setoption` lines that name the variant.
 
 use super::config::Limit;
-use super::record::{GameResult, Termination};
 use crate::core::{Color, GameState, Variant, VariantKind};
+use crate::record::{GameResult, Termination};
 use std::time::Duration;
 
 /// How long the referee waits for a move when no clock or move time limits it

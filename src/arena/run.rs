@@ -9,7 +9,6 @@ use super::fingerprint::MatchIdentity;
 use super::game::play_game;
 use super::openings::OpeningBook;
 use super::process::{self, EngineProcess, ProcessError};
-use super::record::today;
 use super::results::{
     FinishedGame, Keeping, Outputs, Results, Waiting, identity_of, interval_lines, keep, record_of, summarise,
 };
@@ -18,6 +17,7 @@ use super::state::{self, MatchState, Program, Progress as Kept, StateError};
 use super::stats::{Sprt, SprtDecision, SprtStop};
 use super::summary::{MatchSummary, fmt_elo, fmt_err};
 use crate::core::Position;
+use crate::record::today;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;

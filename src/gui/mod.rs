@@ -6,7 +6,7 @@
 //! library (`game`); every game is written to the games folder as a match
 //! record after each move, so unfinished games can be resumed ([`server`]).
 //! Only the analysis of a record searches in the server's own process
-//! (`cubist analyse`'s [`crate::arena::analysis`]).
+//! (`cubist analyse`'s [`crate::analysis`]).
 //!
 //! This module turns `cubist gui`'s options into the server's
 //! configuration ([`GuiOptions`], [`GuiConfig`]), checks each `--engine`
@@ -18,8 +18,8 @@ pub(crate) mod game;
 pub mod listen;
 pub mod server;
 
-use crate::arena::record::RecordError;
 use crate::core::{FenError, MoveError};
+use crate::record::RecordError;
 use engine::EngineCmd;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;

@@ -23,9 +23,9 @@ use super::game::{
 };
 use super::listen::{Slot, read_body, serve};
 use super::{GuiConfig, GuiError};
-use crate::arena::analysis::{Eval, analyse_record, chance_slope, eval_of_comment};
-use crate::arena::record::{GameRecord, GameResult, Mark, parse_records, today};
+use crate::analysis::{Eval, analyse_record, chance_slope, eval_of_comment};
 use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind, default_setup_layers};
+use crate::record::{GameRecord, GameResult, Mark, parse_records, today};
 use crate::search::Limits;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};

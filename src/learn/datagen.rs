@@ -19,8 +19,8 @@
 //! lines for the samples alone.
 
 use super::data::{Format, GameData, file_start, read_games};
-use crate::arena::book::{play_random_plies, random_constellation};
 use crate::arena::shard::Shard;
+use crate::book::{play_random_plies, random_constellation};
 use crate::core::{Color, GameState, HABERKORN_LAYERS, Move, Position, Variant, VariantKind};
 use crate::search::movepick::is_quiet;
 use crate::search::{Engine, Limits, Score, Settings};

@@ -3,7 +3,7 @@
 //!
 //! The model is the network in floating point: a sparse first layer (each
 //! position activates one row per piece and perspective), a squared clipped
-//! ReLU, one output. The output times [`SCALE`] is a score in centipawns;
+//! ReLU, one output. The output times [`SCALE`](super::model::SCALE) is a score in centipawns;
 //! the loss is the squared distance between `sigmoid(score / K)` and a
 //! target that blends the game's result (weight λ) with the search's score
 //! through the same sigmoid. `K` is fitted once to the data (the scale at

@@ -5,9 +5,9 @@
 //! `GET /` latency while games, analysis and WebSocket clients run.
 
 use super::common::{config, cubist_engine, fake_engine, games_dir, http, wait_for};
-use cubist::arena::record::{GameRecord, GameResult, Termination};
 use cubist::core::Variant;
 use cubist::gui::server::{MAX_PLIES, MAX_WATCHERS, start};
+use cubist::record::{GameRecord, GameResult, Termination};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -3,7 +3,7 @@
 //! `cubist analyse` does, at a bounded cost.
 
 use super::common::{annotated_record, games_dir, http, record_text, server};
-use cubist::arena::record::parse_records;
+use cubist::record::parse_records;
 use serde_json::{Value, json};
 
 fn analysis(replay: &Value) -> &Vec<Value> {

@@ -4,11 +4,11 @@
 
 #![allow(dead_code)]
 
-use cubist::arena::record::{GameRecord, GameResult, Mark, MoveNote, Termination};
 use cubist::core::{Position, Variant};
 use cubist::gui::GuiConfig;
 use cubist::gui::engine::EngineCmd;
 use cubist::gui::server::{Running, start};
+use cubist::record::{GameRecord, GameResult, Mark, MoveNote, Termination};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -10,8 +10,8 @@ mod browser;
 mod common;
 
 use common::{cubist_engine, fake_engine, games_dir, http, http_with, server, wait_for};
-use cubist::arena::record::{GameResult, Termination, parse_records};
 use cubist::core::Variant;
+use cubist::record::{GameResult, Termination, parse_records};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::process::Command;

@@ -5,7 +5,7 @@
 //! arguments get a clear error.
 
 use cubist::Variant;
-use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
+use cubist::record::{GameRecord, GameResult, Termination, parse_records};
 use std::path::Path;
 use std::process::{Command, Output};
 

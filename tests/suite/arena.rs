@@ -6,7 +6,7 @@
 //! of legal hdc pawn moves and need no Cubist; with `--wrap <cubist>` they
 //! pass a real engine through and inject the same faults.
 
-use cubist::arena::record::{GameRecord, GameResult, Termination, parse_records};
+use cubist::record::{GameRecord, GameResult, Termination, parse_records};
 use std::path::Path;
 use std::process::Command;
 

@@ -5,7 +5,7 @@
 //! engine option or program, or from a bad state file, is refused with a
 //! clear error and leaves the state as it was.
 
-use cubist::arena::record::{GameRecord, parse_records};
+use cubist::record::{GameRecord, parse_records};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;

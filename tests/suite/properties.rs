@@ -10,9 +10,9 @@
 //! `cargo test --release`; `PROPTEST_CASES=10000` runs a longer hunt.
 
 use crate::common::variant;
-use cubist::arena::record::{GameRecord, GameResult, Mark, MoveNote, Termination, parse_records};
 use cubist::core::notation::parse_move_text;
 use cubist::core::{Move, Position, Variant};
+use cubist::record::{GameRecord, GameResult, Mark, MoveNote, Termination, parse_records};
 use proptest::prelude::*;
 use proptest::sample::select;
 use rand::SeedableRng;

@@ -8,7 +8,7 @@
 //! wave driver `scripts/sprt-shards.sh`; `.ci/run` installs `parallel` and
 //! runs it (`cargo test --release --test suite -- --ignored shard::`).
 
-use cubist::arena::record::{GameRecord, parse_records};
+use cubist::record::{GameRecord, parse_records};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};

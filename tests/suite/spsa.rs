@@ -152,7 +152,7 @@ fn the_default_parameters_print_as_a_file_the_tuner_reads() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.lines().any(|l| l.starts_with("lost_margin_haberkorn, int, 1000, 200, 30000, ")), "{text}");
-    let params = cubist::arena::spsa::parse_params(&text).unwrap();
+    let params = cubist::spsa::parse_params(&text).unwrap();
     assert_eq!(params.len(), cubist::search::TUNABLES.len());
     assert!(!dir.join("none.json").exists(), "printing creates no run");
 }

@@ -21,11 +21,11 @@
 //! to the `θ` of the moment it finishes. An interrupted process gives its
 //! iteration back (the next claim takes it); a killed one loses it.
 
-use super::config::Adjudication;
-use super::config::MatchConfig;
-use super::config::{EngineSpec, OpeningsSpec};
-use super::error::ArenaError;
-use super::run::run_match_until;
+use crate::arena::config::Adjudication;
+use crate::arena::config::MatchConfig;
+use crate::arena::config::{EngineSpec, OpeningsSpec};
+use crate::arena::error::ArenaError;
+use crate::arena::run::run_match_until;
 use crate::core::Variant;
 use crate::files::write_atomically;
 use crate::search::params::TUNABLES;
@@ -185,8 +185,8 @@ pub struct SpsaConfig {
     pub engine: EngineSpec,
     /// The game (setup layers vary with constellations).
     #[serde(
-        serialize_with = "super::variant_json::serialize_variant",
-        deserialize_with = "super::variant_json::deserialize_variant"
+        serialize_with = "crate::arena::variant_json::serialize_variant",
+        deserialize_with = "crate::arena::variant_json::deserialize_variant"
     )]
     pub variant: Variant,
     /// The tuned options.

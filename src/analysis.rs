@@ -10,8 +10,8 @@
 //! scale; the engine's own choice is never marked. The average loss is in
 //! centipawns with scores capped at [`loss_cap`], mates at the cap.
 
-use super::record::{GameRecord, Mark, MoveNote, read_records};
 use crate::core::{Color, GameState, Position, VariantKind};
+use crate::record::{GameRecord, Mark, MoveNote, read_records};
 use crate::search::{Engine, Limits, Score, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -526,8 +526,8 @@ pub fn run(cfg: &AnalyseConfig, progress: bool) -> Result<AnalyseSummary, Analys
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::record::{GameResult, Termination, parse_records};
     use crate::core::Variant;
+    use crate::record::{GameResult, Termination, parse_records};
 
     fn record(moves: &[&str]) -> GameRecord {
         let variant = Variant::haberkorn_with(8, 2, 7, true, true).unwrap();

@@ -23,9 +23,9 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 
 /// The built-in hdc book.
-const HDC_BOOK: &str = include_str!("../../books/hdc.fen");
+const HDC_BOOK: &str = include_str!("../books/hdc.fen");
 /// The built-in haberkorn book (8 layers).
-const HABERKORN_BOOK: &str = include_str!("../../books/haberkorn.fen");
+const HABERKORN_BOOK: &str = include_str!("../books/haberkorn.fen");
 
 /// The text of the built-in book of a game on `layers` layers, if there is
 /// one (haberkorn's is for 8 layers).
