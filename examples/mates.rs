@@ -22,7 +22,7 @@ use clap::Parser;
 use cubist::core::tactics::{MateCase, mate_within};
 use cubist::core::{Color, Move, PieceKind, Position, Variant};
 use cubist::eval::values::baseline_value;
-use cubist::search::{Engine, Limits, Report, Score, SearchParams, Settings, Switches};
+use cubist::search::{Engine, GameSwitches, Limits, Report, Score, SearchParams, Settings, Switches};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
@@ -201,7 +201,10 @@ fn attempt_lopsided(game: &str, seed: u64, i: u64, lead: i32) -> Option<MateCase
 /// (only mates in 3 get this far).
 fn screen(pos: &Position) -> Option<u32> {
     let mut engine = Engine::new(Settings { hash_mb: 4, ..Settings::default() });
-    engine.set_params(SearchParams { switches: Switches::FULL_WIDTH, ..SearchParams::default() });
+    engine.set_params(SearchParams {
+        switches: GameSwitches::every_game(Switches::FULL_WIDTH),
+        ..SearchParams::default()
+    });
     let (tx, rx) = mpsc::channel();
     let limits = Limits { depth: Some(5), nodes: Some(1_000_000), ..Limits::default() };
     engine.go(pos, limits, Box::new(move |r| drop(tx.send(r))));

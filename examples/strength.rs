@@ -43,9 +43,14 @@ struct Args {
     #[arg(long, default_value_t = 4)]
     open_plies: usize,
     /// Search techniques switched off in the opponent, comma-separated
-    /// (null_move, lmr, reverse_futility, futility, late_move_pruning, aspiration).
+    /// (null_move, lmr, reverse_futility, futility, late_move_pruning,
+    /// history_pruning, see_pruning, aspiration; `<name>_<game>` for one game).
     #[arg(long, value_delimiter = ',')]
     off: Vec<String>,
+    /// Search techniques switched on in the opponent where they are off by
+    /// default (`history_pruning_hdc`), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    on: Vec<String>,
     /// Seed of the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -77,10 +82,11 @@ fn describe(state: GameState) -> &'static str {
     }
 }
 
-fn params_without(off: &[String]) -> Result<SearchParams, String> {
+fn params_without(off: &[String], on: &[String]) -> Result<SearchParams, String> {
     let mut p = SearchParams::default();
-    for name in off.iter().filter(|n| !n.is_empty()) {
-        if !p.switches.turn_off(name) {
+    let switches = off.iter().map(|n| (n, false)).chain(on.iter().map(|n| (n, true)));
+    for (name, value) in switches.filter(|(n, _)| !n.is_empty()) {
+        if !p.switches.set(name, value) {
             return Err(format!("unknown technique {name} (one of {})", Switches::NAMES.join(", ")));
         }
     }
@@ -154,7 +160,7 @@ fn play(
 
 fn main() {
     let a = Args::parse();
-    let (variant, off) = match (a.variant(), params_without(&a.off)) {
+    let (variant, off) = match (a.variant(), params_without(&a.off, &a.on)) {
         (Ok(v), Ok(off)) => (v, off),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");

@@ -21,7 +21,7 @@ struct Args {
     /// Plies beyond 2N.
     #[arg(long, default_value_t = 0)]
     extra: u32,
-    /// Techniques to switch off (comma-separated).
+    /// Techniques to switch off (comma-separated; `<name>_<game>` for one game).
     #[arg(long, value_delimiter = ',')]
     off: Vec<String>,
     /// Tunables to set, as name=value.
@@ -39,7 +39,7 @@ fn main() -> Result<(), String> {
     let args = Args::parse();
     let mut params = SearchParams::default();
     for name in &args.off {
-        if !params.switches.turn_off(name) {
+        if !params.switches.set(name, false) {
             return Err(format!("unknown technique {name} (one of {})", Switches::NAMES.join(", ")));
         }
     }

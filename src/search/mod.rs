@@ -31,7 +31,7 @@ pub(crate) mod worker;
 
 pub use engine::{Engine, EngineError, SearchEnd};
 pub use limits::{Limits, Settings, Strategy};
-pub use params::{GameTunables, ParamError, SearchParams, Switches, TUNABLES, Tunable, Tunables};
+pub use params::{GameSwitches, GameTunables, ParamError, SearchParams, Switches, TUNABLES, Tunable, Tunables};
 pub use report::{Bound, Info, Report, Reporter};
 pub use score::Score;
 pub use signals::Signals;

@@ -121,7 +121,7 @@ tunables! {
     lmp_max_depth = 8, 8; 0, 16, "Late-move pruning of quiet moves only at this depth or less.";
     lmp_base = 3, 3; 0, 20, "Quiet moves always tried before late-move pruning (plus depth squared).";
     lmp_share = 0, 0; 0, 50, "Percent of the node's moves per ply of depth added to the late-move count (3D nodes have 100-250 moves).";
-    history_prune_depth = 0, 4; 0, 12, "Quiet moves whose history score (as ordered, the killers' and countermove's too) lies below -history_prune_margin times the depth are pruned at this depth or less, as late-move pruning is (never at a node in check or in a mate window, nor a safe check); 0: off. On in haberkorn (4, margin 2000): rows 68 and 73 of docs/strength.md.";
+    history_prune_depth = 4, 4; 1, 12, "Quiet moves whose history score (as ordered, the killers' and countermove's too) lies below -history_prune_margin times the depth are pruned at this depth or less, as late-move pruning is (never at a node in check or in a mate window, nor a safe check), where the switch history_pruning is on: by default in haberkorn only (4, margin 2000; rows 68 and 73 of docs/strength.md), not in hdc (row 68: 3000 lost there).";
     history_prune_margin = 3000, 2000; 250, 30000, "The history score per ply of depth below which history_prune_depth prunes a quiet move (haberkorn 2000: row 73 of docs/strength.md).";
     futility_max_depth = 6, 6; 0, 12, "Futility pruning of quiet moves only at this depth or less.";
     futility_base = 120, 120; 0, 600, "Futility margin at depth 0.";
@@ -154,6 +154,10 @@ tunables! {
     tm_hard_factor = 3, 3; 1, 10, "The hard limit is this many soft limits.";
     tm_hard_max_pct = 60, 60; 10, 90, "The hard limit is at most this percent of the remaining clock.";
     tm_iteration_pct = 55, 55; 20, 100, "A new iteration starts only before this percent of the (scaled) soft limit.";
+    tm_changed_pct = 160, 160; 20, 400, "The soft limit's scale, in percent, after an iteration whose best move differs from the last one's.";
+    tm_held_once_pct = 120, 120; 20, 400, "The soft limit's scale, in percent, when the best move has held for one iteration.";
+    tm_held_pct = 100, 100; 20, 400, "The soft limit's scale, in percent, when the best move has held for two or three iterations.";
+    tm_settled_pct = 70, 70; 20, 400, "The soft limit's scale, in percent, when the best move has held for four iterations or more.";
 }
 
 impl Tunables {
@@ -236,16 +240,21 @@ macro_rules! switches {
             /// quiescence, the transposition table and move ordering).
             pub const FULL_WIDTH: Switches = Switches { $($name: false,)* };
 
-            /// The switch names, as the strength example's `--off` takes them.
+            /// The switch names, as the examples' `--off` and `--on` take them.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
             /// Turns the switch `name` off; `false` if there is no such switch.
             pub fn turn_off(&mut self, name: &str) -> bool {
+                self.set(name, false)
+            }
+
+            /// Sets the switch `name`; `false` if there is no such switch.
+            pub fn set(&mut self, name: &str, on: bool) -> bool {
                 let slot = match name {
                     $(stringify!($name) => &mut self.$name,)*
                     _ => return false,
                 };
-                *slot = false;
+                *slot = on;
                 true
             }
         }
@@ -258,22 +267,63 @@ switches! {
     reverse_futility: "Reverse futility (static null-move) pruning.";
     futility: "Futility pruning of quiet moves.";
     late_move_pruning: "Late-move pruning of quiet moves.";
-    history_pruning: "History pruning of quiet moves (where `history_prune_depth` is not 0).";
+    history_pruning: "History pruning of quiet moves (off by default in hdc: `Switches::defaults`).";
     see_pruning: "Pruning of moves that lose material in exchange near the leaves.";
     aspiration: "Aspiration windows at the root.";
 }
 
-impl Default for Switches {
-    fn default() -> Switches {
-        Switches::ALL_ON
+impl Switches {
+    /// The techniques on by default in game `kind`: all but history pruning
+    /// in hdc, whose self-play lost with it (docs/strength.md row 68), all
+    /// in haberkorn.
+    pub fn defaults(kind: VariantKind) -> Switches {
+        match kind {
+            VariantKind::Hdc => Switches { history_pruning: false, ..Switches::ALL_ON },
+            VariantKind::Haberkorn => Switches::ALL_ON,
+        }
+    }
+}
+
+/// One set of switches per game: a technique that lost in one game is off
+/// there by its switch, not by a number that SPSA could move.
+pub type GameSwitches = PerGame<Switches>;
+
+impl Default for GameSwitches {
+    fn default() -> GameSwitches {
+        PerGame::from_fn(Switches::defaults)
+    }
+}
+
+impl GameSwitches {
+    /// The same switches in every game (`Switches::FULL_WIDTH`, `Switches::ALL_ON`).
+    pub fn every_game(switches: Switches) -> GameSwitches {
+        PerGame::from_fn(|_| switches)
+    }
+
+    /// Sets a switch by name: `<name>_<game>` one game's, a bare `<name>`
+    /// every game's; `false` (and nothing changed) if there is no such switch.
+    pub fn set(&mut self, option: &str, on: bool) -> bool {
+        for kind in VariantKind::ALL {
+            if let Some(name) = option.strip_suffix(kind.name()).and_then(|n| n.strip_suffix('_')) {
+                return self[kind].set(name, on);
+            }
+        }
+        let mut all = *self;
+        for (_, s) in all.iter_mut() {
+            if !s.set(option, on) {
+                return false;
+            }
+        }
+        *self = all;
+        true
     }
 }
 
 /// What a search runs with: the technique switches and the tunable numbers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SearchParams {
-    /// Which techniques are on.
-    pub switches: Switches,
+    /// Which techniques are on, per game.
+    pub switches: GameSwitches,
     /// The numbers they use, per game.
     pub tunables: GameTunables,
 }
@@ -321,9 +371,16 @@ mod tests {
         assert!(matches!(p.set("rfp_margin", 5000), Err(ParamError::OutOfRange { .. })));
         assert_eq!(p.rfp_margin, 150);
         assert!(matches!(p.set("nonsense", 1), Err(ParamError::Unknown(_))));
-        let mut s = Switches::default();
+        let mut s = Switches::ALL_ON;
         assert!(s.turn_off("lmr") && !s.lmr);
         assert!(!s.turn_off("nonsense"));
+        let mut g = GameSwitches::default();
+        assert!(!g[VariantKind::Hdc].history_pruning && g[VariantKind::Haberkorn].history_pruning);
+        assert!(g.set("history_pruning_hdc", true) && g[VariantKind::Hdc].history_pruning);
+        assert!(g.set("null_move", false) && !g[VariantKind::Hdc].null_move && !g[VariantKind::Haberkorn].null_move);
+        let before = g;
+        assert!(!g.set("null_move_chess", true) && !g.set("nonsense", false) && !g.set("lmr_hdc_hdc", false));
+        assert_eq!(g, before);
     }
 
     #[test]

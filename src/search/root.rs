@@ -66,12 +66,13 @@ impl Searcher<'_> {
             }
             stable = if best.mv == last_best { stable + 1 } else { 0 };
             last_best = best.mv;
-            let factor = match stable {
-                0 => 1.6,
-                1 => 1.2,
-                2 | 3 => 1.0,
-                _ => 0.7,
+            let pct = match stable {
+                0 => self.t.tm_changed_pct,
+                1 => self.t.tm_held_once_pct,
+                2 | 3 => self.t.tm_held_pct,
+                _ => self.t.tm_settled_pct,
             };
+            let factor = pct as f64 / 100.0;
             if !sh.signals.pondering.load(Ordering::Relaxed) && sh.time.soft_exceeded(factor) {
                 break;
             }
@@ -83,12 +84,12 @@ impl Searcher<'_> {
         let prev = self.root_moves[pv_idx].prev_score;
         let t = self.t;
         let mut delta = t.aspiration_delta;
-        let (mut alpha, mut beta) =
-            if self.shared.params.switches.aspiration && depth >= t.aspiration_min_depth && prev.abs() < MATE_BOUND {
-                ((prev - delta).max(-INF), (prev + delta).min(INF))
-            } else {
-                (-INF, INF)
-            };
+        let (mut alpha, mut beta) = if self.sw.aspiration && depth >= t.aspiration_min_depth && prev.abs() < MATE_BOUND
+        {
+            ((prev - delta).max(-INF), (prev + delta).min(INF))
+        } else {
+            (-INF, INF)
+        };
         loop {
             self.seldepth = 0;
             let score = self.root(alpha, beta, depth, pv_idx);
@@ -119,7 +120,7 @@ impl Searcher<'_> {
     /// Searches the root moves from `pv_idx` on (the earlier ones are better lines of MultiPV).
     fn root(&mut self, mut alpha: i32, beta: i32, depth: i32, pv_idx: usize) -> i32 {
         let mut best = -INF;
-        let (sw, t) = (self.shared.params.switches, self.t);
+        let (sw, t) = (self.sw, self.t);
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
             self.set_move(0, m);

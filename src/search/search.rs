@@ -295,7 +295,7 @@ impl Searcher<'_> {
         improving: bool,
         far_behind: bool,
     ) -> Option<i32> {
-        let (sw, t) = (self.shared.params.switches, &self.t);
+        let (sw, t) = (self.sw, &self.t);
         if sw.reverse_futility
             && depth <= t.rfp_max_depth
             && eval - t.rfp_margin * (depth - improving as i32) >= beta
@@ -385,7 +385,7 @@ impl Searcher<'_> {
         history: &mut Option<i32>,
         checks: &mut Option<CheckSquares>,
     ) -> bool {
-        let (sw, t, depth) = (self.shared.params.switches, &self.t, f.depth);
+        let (sw, t, depth) = (self.sw, &self.t, f.depth);
         if !quiet {
             return sw.see_pruning
                 && !f.pv_node
@@ -433,11 +433,8 @@ impl Searcher<'_> {
         history: Option<i32>,
         checks: &mut Option<CheckSquares>,
     ) -> Option<(bool, i32)> {
-        let reducible = self.shared.params.switches.lmr
-            && !f.mate_window
-            && f.depth >= self.t.lmr_min_depth
-            && tried >= 2
-            && (quiet || order < 0);
+        let reducible =
+            self.sw.lmr && !f.mate_window && f.depth >= self.t.lmr_min_depth && tried >= 2 && (quiet || order < 0);
         if !reducible {
             return None;
         }

@@ -3,7 +3,7 @@
 //! (`greedy`, `random`) chosen at once.
 
 use super::limits::Strategy;
-use super::params::{SearchParams, Switches};
+use super::params::{GameSwitches, SearchParams, Switches};
 use super::report::{Info, Report};
 use super::score::Score;
 use super::threads::{self, SearchJob, ThreadPool};
@@ -17,7 +17,7 @@ pub fn choose(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
     match job.settings.strategy {
         Strategy::Search => threads::run_on(pool, job, report),
         Strategy::AlphaBeta => {
-            let params = SearchParams { switches: Switches::FULL_WIDTH, ..job.params };
+            let params = SearchParams { switches: GameSwitches::every_game(Switches::FULL_WIDTH), ..job.params };
             threads::run_on(pool, SearchJob { params, ..job }, report)
         }
         Strategy::Random => (job.limits.root_moves(job.pos).choose(&mut rand::rng()).copied(), None),

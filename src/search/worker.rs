@@ -8,7 +8,7 @@ use super::history::{History, PieceTo, QuietWeights};
 use super::limits::Limits;
 use super::movepick::MoveBuffer;
 use super::movepick::NodeContext;
-use super::params::{SearchParams, Tunables};
+use super::params::{SearchParams, Switches, Tunables};
 use super::report::Bound;
 use super::score::{INF, MAX_PLY};
 use super::signals::Signals;
@@ -193,6 +193,8 @@ pub struct Searcher<'a> {
     pub(super) lmr: Box<[[u8; 64]]>,
     /// The tunables of this position's game.
     pub(super) t: Tunables,
+    /// The technique switches of this position's game.
+    pub(super) sw: Switches,
     /// Null-move pruning is off above this ply (inside a verification search).
     pub(super) nmp_min_ply: usize,
     /// The root moves, best first after each iteration.
@@ -211,6 +213,7 @@ impl<'a> Searcher<'a> {
         root_moves: Vec<RootMove>,
     ) -> Searcher<'a> {
         let t = shared.params.tunables[pos.variant().kind];
+        let sw = shared.params.switches[pos.variant().kind];
         let Scratch { buf, pv, lmr: (lmr, _) } = Scratch::take(t.lmr_base, t.lmr_divisor);
         let eval = SearchEval::new(&shared.networks, &pos);
         Searcher {
@@ -228,6 +231,7 @@ impl<'a> Searcher<'a> {
             nmp_min_ply: 0,
             lmr,
             t,
+            sw,
             root_moves,
             completed_depth: 0,
         }

@@ -2,7 +2,9 @@
 //! node budget, determinism, stop, the only move, searchmoves and MultiPV.
 
 use cubist::core::{Color, Move, PieceKind, Position, Variant, VariantKind};
-use cubist::search::{Engine, GameTunables, Info, Limits, Report, Score, SearchParams, Settings, Switches};
+use cubist::search::{
+    Engine, GameSwitches, GameTunables, Info, Limits, Report, Score, SearchParams, Settings, Switches,
+};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -189,18 +191,19 @@ fn one_thread_node_counts_are_deterministic() {
 /// is wired into the search: pruning at every depth up to 8 with a margin
 /// that prunes nearly every quiet move that has ever failed, the same
 /// depth-8 search of haberkorn's start position visits far fewer nodes than
-/// with `history_prune_depth` 0 (at the defaults a single tree can come out
+/// with its switch off (at the defaults a single tree can come out
 /// either side of the unpruned one: what pruning saves, the iterations it
 /// reorders can cost), and both play a legal move.
 #[test]
 fn history_pruning_narrows_haberkorn_searches() {
     let pos = Position::start(haberkorn());
-    let run = |prune_depth: i32, margin: i32| {
+    let run = |on: bool, margin: i32| {
         let mut engine = Engine::new(Settings { hash_mb: 8, ..Settings::default() });
         let mut params = engine.params();
+        assert!(params.switches[VariantKind::Haberkorn].history_pruning, "on by default in haberkorn");
+        params.switches[VariantKind::Haberkorn].history_pruning = on;
         let t = &mut params.tunables[VariantKind::Haberkorn];
-        assert!(t.history_prune_depth > 0, "on by default in haberkorn");
-        t.history_prune_depth = prune_depth;
+        t.history_prune_depth = 8;
         t.history_prune_margin = margin;
         engine.set_params(params);
         let end = engine.search_line(&pos, Limits { depth: Some(8), ..Limits::default() });
@@ -208,7 +211,7 @@ fn history_pruning_narrows_haberkorn_searches() {
         assert!(pos.legal_moves().contains(&best), "{best} is legal");
         engine.nodes()
     };
-    let (pruned, unpruned) = (run(8, 250), run(0, 250));
+    let (pruned, unpruned) = (run(true, 250), run(false, 250));
     assert!(pruned * 4 < unpruned * 3, "{pruned} nodes with history pruning, {unpruned} without");
 }
 
@@ -375,8 +378,10 @@ fn the_full_width_search_ignores_every_pruning_number() {
         pruning.set(name, value).unwrap();
     }
     for (pos, depth) in [(Position::start(Variant::hdc()), 3), (hab_start(), 4)] {
-        let full = |tunables| nodes_with(SearchParams { switches: Switches::FULL_WIDTH, tunables }, &pos, depth);
-        let normal = |tunables| nodes_with(SearchParams { switches: Switches::ALL_ON, tunables }, &pos, depth);
+        let switches = GameSwitches::every_game(Switches::FULL_WIDTH);
+        let full = |tunables| nodes_with(SearchParams { switches, tunables }, &pos, depth);
+        let switches = GameSwitches::every_game(Switches::ALL_ON);
+        let normal = |tunables| nodes_with(SearchParams { switches, tunables }, &pos, depth);
         let game = pos.variant().kind;
         assert_eq!(full(pruning), full(GameTunables::default()), "{game}");
         assert_ne!(
@@ -385,9 +390,9 @@ fn the_full_width_search_ignores_every_pruning_number() {
             "{game}: the numbers act when the switches are on"
         );
     }
-    // History pruning alone, in haberkorn (its default game): off by its switch.
-    let mut off = Switches::ALL_ON;
-    assert!(off.turn_off("history_pruning"));
+    // History pruning alone, in haberkorn (on by default there): off by its switch.
+    let mut off = GameSwitches::default();
+    assert!(off.set("history_pruning_haberkorn", false));
     let mut history = GameTunables::default();
     history.set("history_prune_margin", 250).unwrap();
     let params = |switches, tunables| SearchParams { switches, tunables };
@@ -395,6 +400,16 @@ fn the_full_width_search_ignores_every_pruning_number() {
         nodes_with(params(off, history), &hab_start(), 5),
         nodes_with(params(off, GameTunables::default()), &hab_start(), 5)
     );
+    // In hdc it is off by default, whatever its numbers, until its switch is on.
+    // (A middle game: from the start, too few quiet moves fall below the margin.)
+    let hdc = Position::from_fen(cubist::bench::POSITIONS[3].fen, Variant::hdc()).unwrap();
+    history.set("history_prune_depth", 12).unwrap();
+    let defaults = GameSwitches::default();
+    let nodes = |switches, tunables| nodes_with(params(switches, tunables), &hdc, 6);
+    assert_eq!(nodes(defaults, history), nodes(defaults, GameTunables::default()));
+    let mut on = defaults;
+    assert!(on.set("history_pruning_hdc", true));
+    assert_ne!(nodes(on, history), nodes(defaults, history));
 }
 
 /// Haberkorn's start after four knight and pawn moves.
