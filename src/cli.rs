@@ -73,6 +73,43 @@ pub enum Command {
     Book(BookCli),
     /// Analyse game records move by move: evals, ?!/?/?? marks, better lines, a summary per side.
     Analyse(AnalyseCli),
+    /// Endgame tablebases: solve endings of few pieces exactly (see docs/endgames.md).
+    Tb(TbCli),
+}
+
+/// `cubist tb`: endgame tablebases.
+#[derive(Args)]
+pub struct TbCli {
+    /// What to do with them.
+    #[command(subcommand)]
+    pub command: TbCommand,
+}
+
+/// The subcommands of `cubist tb`.
+#[derive(Subcommand)]
+pub enum TbCommand {
+    /// Solve endings by retrograde analysis and print, for each, the share of won positions, the longest mate and the wins the fifty-move rule may cut.
+    Generate(TbGenerateCli),
+}
+
+/// `cubist tb generate`: endings solved in memory, summed up.
+#[derive(Args)]
+pub struct TbGenerateCli {
+    /// The game: hdc or haberkorn.
+    #[arg(long, alias = "game", default_value = "hdc", value_parser = game_parser())]
+    pub variant: VariantKind,
+    /// Haberkorn's layers (3 to 8; hdc has 8).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(3..=8))]
+    pub layers: u8,
+    /// The endings, as KQvK, comma-separated (default: every pawnless ending of three pieces).
+    #[arg(long, value_delimiter = ',')]
+    pub material: Vec<String>,
+    /// Check every position of each table against its moves afterwards (see docs/endgames.md).
+    #[arg(long)]
+    pub verify: bool,
+    /// Threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
 }
 
 /// `cubist analyse`: every position of game records searched, the moves marked (see docs/analysis.md).

@@ -36,6 +36,7 @@ pub mod perft;
 pub mod record;
 pub mod search;
 pub mod spsa;
+pub mod tb;
 pub mod uci;
 
 /// A move (from, to, flag) as the rules library makes and prints it.

@@ -425,6 +425,39 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     Ok(())
 }
 
+/// `cubist tb generate`: each ending solved and summed up on stdout.
+fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
+    use cubist::tb::{Material, Table};
+    let kind = args.variant;
+    let layers = if kind == VariantKind::Hdc { 8 } else { args.layers };
+    let materials = if args.material.is_empty() {
+        Material::all_pawnless(kind, 3)
+    } else {
+        args.material
+            .iter()
+            .map(|m| Material::parse(m, kind))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?
+    };
+    for material in &materials {
+        let start = std::time::Instant::now();
+        let table = Table::generate(kind, layers, material).map_err(|e| format!("{material}: {e}"))?;
+        let stats = table.stats();
+        println!("{} {material} on {layers} layers ({:.1} s)", kind.name(), start.elapsed().as_secs_f64());
+        println!("{stats}");
+        if args.verify {
+            let start = std::time::Instant::now();
+            let checked = table.verify(1).map_err(|e| format!("{material}: the table is wrong: {e}"))?;
+            println!(
+                "verified: each of the {checked} legal positions agrees with its moves ({:.1} s)",
+                start.elapsed().as_secs_f64()
+            );
+        }
+        println!();
+    }
+    Ok(())
+}
+
 /// Sizes rayon's global pool, which the learning commands compute on.
 fn learning_threads(threads: Option<u16>) -> Result<(), String> {
     match threads {
@@ -507,6 +540,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Book(args)) => run_book(args),
         Some(Command::Analyse(args)) => run_analyse(args),
+        Some(Command::Tb(args)) => match &args.command {
+            cli::TbCommand::Generate(g) => learning_threads(g.threads).and_then(|()| run_tb_generate(g)),
+        },
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).
             let _ = env_logger::Builder::from_default_env().target(env_logger::Target::Stderr).try_init();

@@ -264,6 +264,37 @@ impl Position {
         }
     }
 
+    /// `pieces` on an empty board of `variant`, `side` to move, no castling
+    /// rights, no en passant, the clocks at zero; `None` unless the
+    /// placement is a legal position: every square taken once, one king a
+    /// side, no pawn on a last rank, the side not to move not in check (the
+    /// tablebase generator's positions, built without a FEN).
+    pub(crate) fn from_pieces(variant: Variant, side: Color, pieces: &[(Square, Piece)]) -> Option<Position> {
+        let mut pos = Position::empty(variant);
+        let last_ranks = Bitboard::rank(0) | Bitboard::rank(7);
+        for &(sq, p) in pieces {
+            if pos.board[sq.index()] != 0
+                || sq.layer() >= variant.layers
+                || !pos.rules.has_kind(p.kind)
+                || (p.kind == PieceKind::Pawn && last_ranks.has(sq))
+            {
+                return None;
+            }
+            pos.put(sq, p);
+        }
+        if Color::ALL.iter().any(|&c| pos.pieces(c, PieceKind::King).count() != 1) {
+            return None;
+        }
+        pos.side = side;
+        if pos.is_attacked(pos.king(!side), side) {
+            return None;
+        }
+        pos.ep_hash = pos.compute_ep_hash();
+        pos.key = pos.compute_key();
+        pos.refresh_checkers();
+        Some(pos)
+    }
+
     /// The start position of `variant`.
     pub fn start(variant: Variant) -> Position {
         Position::from_fen(&variant.start_fen(), variant).expect("every variant's start FEN is valid")

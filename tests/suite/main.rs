@@ -31,4 +31,5 @@ mod sprt_script;
 mod spsa;
 mod symmetry;
 mod tactics;
+mod tb;
 mod uci;
