@@ -90,6 +90,22 @@ pub struct TbCli {
 pub enum TbCommand {
     /// Solve endings by retrograde analysis and print, for each, the share of won positions, the longest mate and the wins the fifty-move rule may cut.
     Generate(TbGenerateCli),
+    /// Look a position up in the tables: its result and distance to mate, and every legal move's (as Fathom does for Syzygy).
+    Probe(TbProbeCli),
+}
+
+/// `cubist tb probe`: one position looked up.
+#[derive(Args)]
+pub struct TbProbeCli {
+    /// The position, a 3D-FEN (its layer count gives haberkorn's board).
+    #[arg(long)]
+    pub fen: String,
+    /// The game: hdc or haberkorn.
+    #[arg(long, alias = "game", default_value = "hdc", value_parser = game_parser())]
+    pub variant: VariantKind,
+    /// The folder of the table files (`cubist tb generate --out`).
+    #[arg(long)]
+    pub path: std::path::PathBuf,
 }
 
 /// `cubist tb generate`: endings solved in memory, summed up.
@@ -107,6 +123,9 @@ pub struct TbGenerateCli {
     /// Check every position of each table against its moves afterwards (see docs/endgames.md).
     #[arg(long)]
     pub verify: bool,
+    /// Write each table into this folder (`hdc-KQvK.cbtb`; protocol.md, "Endgame tables").
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
     /// Threads (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,

@@ -15,7 +15,7 @@ use cubist::arena::config::{
 use cubist::arena::merge::{merge_records, merge_results, write_records, write_summary};
 use cubist::arena::shard::Shard;
 use cubist::arena::{ArenaError, Expected, MatchConfig, resume_match, run_match_until};
-use cubist::core::{Position, VariantKind};
+use cubist::core::{Position, Variant, VariantKind};
 use cubist::learn::driver::{Log, read_data};
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
@@ -453,7 +453,50 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
                 start.elapsed().as_secs_f64()
             );
         }
+        if let Some(dir) = &args.out {
+            let path = table.save(dir).map_err(|e| e.to_string())?;
+            println!("written to {}", path.display());
+        }
         println!();
+    }
+    Ok(())
+}
+
+/// `cubist tb probe`: a position's value and each legal move's, from the table files in `--path`.
+fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
+    use cubist::tb::{Material, Table, Value};
+    let pos = Position::from_fen(&args.fen, Variant::standard(args.variant)).map_err(|e| format!("bad FEN: {e}"))?;
+    let (kind, layers) = (pos.variant().kind, pos.variant().layers);
+    let material = Material::of_position(&pos).map_err(|e| e.to_string())?;
+    let file = args.path.join(Table::file_name(kind, layers, &material));
+    let table = Table::load(&file).map_err(|e| e.to_string())?;
+    let value = table.probe(&pos).ok_or_else(|| format!("{}: not a position of {material}", args.fen))?;
+    println!("{material}: {value}");
+    let mut rows: Vec<(u8, String, Value)> = Vec::new();
+    let mut child = pos.clone();
+    for &m in pos.legal_moves().iter() {
+        let capture = pos.piece_at(m.to()).is_some();
+        let undo = child.make(m);
+        let v = if capture { Value::Draw } else { table.probe(&child).unwrap_or(Value::Illegal) };
+        child.unmake(m, &undo);
+        // The mover's view: a child lost for its side to move is a winning move, the quickest first.
+        let rank = match v {
+            Value::Mate(d) if d % 2 == 0 => d,
+            Value::Draw => 128,
+            Value::Mate(d) => 255 - d,
+            Value::Illegal => 255,
+        };
+        rows.push((rank, m.to_string(), v));
+    }
+    rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    for (_, text, v) in rows {
+        let after = match v {
+            Value::Mate(d) if d % 2 == 0 => format!("wins: mate in {}", d / 2 + 1),
+            Value::Mate(d) => format!("loses: mated in {}", d.div_ceil(2)),
+            Value::Draw => "draws".to_string(),
+            Value::Illegal => "?".to_string(),
+        };
+        println!("{text:>16}  {after}");
     }
     Ok(())
 }
@@ -542,6 +585,7 @@ fn main() -> ExitCode {
         Some(Command::Analyse(args)) => run_analyse(args),
         Some(Command::Tb(args)) => match &args.command {
             cli::TbCommand::Generate(g) => learning_threads(g.threads).and_then(|()| run_tb_generate(g)),
+            cli::TbCommand::Probe(p) => run_tb_probe(p),
         },
         Some(Command::Uci) | None => {
             // Logging goes to stderr only (RUST_LOG=debug shows every line in and out).

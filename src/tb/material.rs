@@ -2,7 +2,7 @@
 //! board, written as Syzygy writes it (`KQvK`, `KRvKN`: White's pieces, `v`,
 //! Black's, strongest first).
 
-use crate::core::{Color, Piece, PieceKind, VariantKind};
+use crate::core::{Color, Piece, PieceKind, Position, VariantKind};
 use std::fmt;
 use thiserror::Error;
 
@@ -72,6 +72,19 @@ impl Material {
             return Err(MaterialError::Pawns(m.to_string()));
         }
         Ok(m)
+    }
+
+    /// The material of `pos`: its pieces besides the kings, as a table
+    /// would hold them (refused like [`Material::parse`] where no table can).
+    pub fn of_position(pos: &Position) -> Result<Material, MaterialError> {
+        let side = |c: Color| -> String {
+            std::iter::once('K')
+                .chain(ORDER.iter().flat_map(|&k| {
+                    std::iter::repeat_n(k.letter().to_ascii_uppercase(), pos.pieces(c, k).count() as usize)
+                }))
+                .collect()
+        };
+        Material::parse(&format!("{}v{}", side(Color::White), side(Color::Black)), pos.variant().kind)
     }
 
     /// Every piece besides the kings, in index order.

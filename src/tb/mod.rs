@@ -3,14 +3,19 @@
 //! and how fast, is known rather than guessed.
 //!
 //! So far: pawnless endings of up to three pieces, kings included, in both
-//! games ([`Material`]), generated in memory ([`Table::generate`]) with the
-//! board's symmetries ([`cube`]), probed by position ([`Table::probe`]) and
-//! summed up ([`Stats`]: the share of won positions, the longest mate, the
-//! wins the fifty-move rule may cut). `cubist tb generate` prints the summary.
+//! games ([`Material`]), solved in memory ([`Table::generate`]) with the
+//! board's symmetries ([`cube`]), kept in one byte a position of a compact
+//! index (`layout`), probed by position ([`Table::probe`]), checked against
+//! the rules ([`Table::verify`]), summed up ([`Stats`]: the share of won
+//! positions, the longest mate, the wins the fifty-move rule may cut) and
+//! saved to or loaded from a file ([`Table::save`], [`Table::load`];
+//! protocol.md, "Endgame tables"). `cubist tb generate` drives it.
 
 pub mod cube;
 mod generate;
+mod layout;
 mod material;
+mod table;
 
-pub use generate::{GenerateError, Stats, Table, Value};
 pub use material::{MAX_PIECES, Material, MaterialError};
+pub use table::{GenerateError, Stats, Table, TableFileError, Value};
