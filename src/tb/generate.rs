@@ -22,8 +22,29 @@
 //!    index copy their canonical position's value.
 
 use super::layout::{Layout, Squares};
-use super::table::{DRAW, GenerateError, ILLEGAL, MAX_DISTANCE};
 use rayon::prelude::*;
+use thiserror::Error;
+
+/// The byte of a draw.
+pub(super) const DRAW: u8 = 0;
+/// The byte of an illegal position.
+pub(super) const ILLEGAL: u8 = 255;
+/// The longest distance a byte holds (plies).
+pub(super) const MAX_DISTANCE: u8 = 253;
+
+/// Why a table could not be generated.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum GenerateError {
+    /// A mate longer than a byte holds.
+    #[error("a mate longer than {MAX_DISTANCE} plies: the table's bytes cannot hold it")]
+    TooLong,
+    /// More legal moves than a counter holds.
+    #[error("a position with more than 254 legal moves")]
+    TooManyMoves,
+    /// A layer count the game does not have.
+    #[error("haberkorn is played on 3 to 8 layers, not {0}")]
+    Layers(u8),
+}
 
 /// A move counter that never runs out: the position has a move to a draw.
 const NEVER_LOST: u8 = 255;

@@ -17,5 +17,6 @@ mod layout;
 mod material;
 mod table;
 
+pub use generate::GenerateError;
 pub use material::{MAX_PIECES, Material, MaterialError};
-pub use table::{GenerateError, Stats, Table, TableFileError, Value};
+pub use table::{Stats, Table, TableFileError, Value};

@@ -2,7 +2,7 @@
 //! probed by position, summed up, checked against the rules, and kept in a
 //! file (protocol.md, "Endgame tables").
 
-use super::generate::solve;
+use super::generate::{DRAW, GenerateError, ILLEGAL, solve};
 use super::layout::{Layout, Squares};
 use super::material::{Material, MaterialError};
 use crate::core::{Color, Position, Variant, VariantKind};
@@ -12,12 +12,6 @@ use std::fmt;
 use std::path::Path;
 use thiserror::Error;
 
-/// The byte of a draw.
-pub(super) const DRAW: u8 = 0;
-/// The byte of an illegal position.
-pub(super) const ILLEGAL: u8 = 255;
-/// The longest distance a byte holds (plies).
-pub(super) const MAX_DISTANCE: u8 = 253;
 /// A table file's first bytes.
 const MAGIC: &[u8; 8] = b"CUBISTTB";
 /// The file format's version.
@@ -66,20 +60,6 @@ impl fmt::Display for Value {
             Value::Illegal => write!(f, "illegal"),
         }
     }
-}
-
-/// Why a table could not be generated.
-#[derive(Debug, Error, PartialEq, Eq)]
-pub enum GenerateError {
-    /// A mate longer than a byte holds.
-    #[error("a mate longer than {MAX_DISTANCE} plies: the table's bytes cannot hold it")]
-    TooLong,
-    /// More legal moves than a counter holds.
-    #[error("a position with more than 254 legal moves")]
-    TooManyMoves,
-    /// A layer count the game does not have.
-    #[error("haberkorn is played on 3 to 8 layers, not {0}")]
-    Layers(u8),
 }
 
 /// Why a table file could not be read or written.
