@@ -243,11 +243,6 @@ macro_rules! switches {
             /// The switch names, as the examples' `--off` and `--on` take them.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
-            /// Turns the switch `name` off; `false` if there is no such switch.
-            pub fn turn_off(&mut self, name: &str) -> bool {
-                self.set(name, false)
-            }
-
             /// Sets the switch `name`; `false` if there is no such switch.
             pub fn set(&mut self, name: &str, on: bool) -> bool {
                 let slot = match name {
@@ -372,8 +367,8 @@ mod tests {
         assert_eq!(p.rfp_margin, 150);
         assert!(matches!(p.set("nonsense", 1), Err(ParamError::Unknown(_))));
         let mut s = Switches::ALL_ON;
-        assert!(s.turn_off("lmr") && !s.lmr);
-        assert!(!s.turn_off("nonsense"));
+        assert!(s.set("lmr", false) && !s.lmr);
+        assert!(!s.set("nonsense", false));
         let mut g = GameSwitches::default();
         assert!(!g[VariantKind::Hdc].history_pruning && g[VariantKind::Haberkorn].history_pruning);
         assert!(g.set("history_pruning_hdc", true) && g[VariantKind::Hdc].history_pruning);

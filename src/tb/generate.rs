@@ -151,14 +151,13 @@ fn retrograde(lay: &Layout, mated: Vec<u32>, values: &mut [u8], counters: &mut [
 /// Step 3: the compact index, each entry its canonical position's value.
 fn compact(lay: &Layout, values: &[u8]) -> Vec<u8> {
     let (k, block) = (lay.k(), lay.block());
-    let mut out = vec![ILLEGAL; lay.compact_len()];
+    let mut out = vec![0u8; lay.compact_len()];
     out.par_chunks_mut(block).enumerate().for_each(|(b, chunk)| {
         for (rest, v) in chunk.iter_mut().enumerate() {
+            // A placement with two pieces on one square has an image of the
+            // same kind, which the setup left illegal.
             let (side, squares) = lay.decode_compact(b * block + rest);
-            let distinct = (0..k).all(|j| !squares[..j].contains(&squares[j]));
-            if distinct {
-                *v = values[lay.index(side, &lay.maps.canonical(&squares, k))];
-            }
+            *v = values[lay.index(side, &lay.maps.canonical(&squares, k))];
         }
     });
     out

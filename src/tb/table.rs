@@ -5,7 +5,7 @@
 use super::generate::{DRAW, GenerateError, ILLEGAL, solve};
 use super::layout::{Layout, Squares};
 use super::material::{Material, MaterialError};
-use crate::core::{Color, Position, Variant, VariantKind};
+use crate::core::{Color, Move, Position, Variant, VariantKind};
 use crate::files::{fnv1a, write_atomically};
 use rayon::prelude::*;
 use std::fmt;
@@ -225,7 +225,7 @@ impl Table {
     /// the positions checked, or the first position that fails.
     pub fn verify(&self, step: usize) -> Result<u64, String> {
         let lay = &self.layout;
-        let (step, block, k) = (step.max(1), lay.block(), lay.k());
+        let (step, block) = (step.max(1), lay.block());
         let results: Vec<Result<u64, String>> = self
             .values
             .par_chunks(block)
@@ -234,15 +234,14 @@ impl Table {
                 let mut checked = 0;
                 for rest in (0..block).filter(|r| (b * block + r).is_multiple_of(step)) {
                     let (side, squares) = lay.decode_compact(b * block + rest);
-                    let distinct = (0..k).all(|j| !squares[..j].contains(&squares[j]));
                     let held = Value::from_byte(values[rest]);
-                    let Some(mut pos) = distinct.then(|| lay.position(side, &squares)).flatten() else {
+                    let Some(pos) = lay.position(side, &squares) else {
                         if held != Value::Illegal {
                             return Err(format!("compact index {}: {held:?} for no legal position", b * block + rest));
                         }
                         continue;
                     };
-                    let expected = self.expected(&mut pos);
+                    let expected = self.expected(&pos);
                     if held != expected {
                         return Err(format!("{}: the table holds {held:?}, its moves say {expected:?}", pos.fen()));
                     }
@@ -254,18 +253,31 @@ impl Table {
         results.into_iter().sum()
     }
 
+    /// Each legal move of `pos` (a position of this table) with the value of
+    /// the position it leads to, for the side to move there: a capture
+    /// leaves a king against a king, a draw.
+    pub fn move_values(&self, pos: &Position) -> Vec<(Move, Value)> {
+        let mut child = pos.clone();
+        pos.legal_moves()
+            .iter()
+            .map(|&m| {
+                let capture = pos.piece_at(m.to()).is_some();
+                let undo = child.make(m);
+                let value = if capture { Value::Draw } else { self.probe(&child).unwrap_or(Value::Illegal) };
+                child.unmake(m, &undo);
+                (m, value)
+            })
+            .collect()
+    }
+
     /// What `pos`'s moves make of it by this table (see [`Table::verify`]).
-    fn expected(&self, pos: &mut Position) -> Value {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+    fn expected(&self, pos: &Position) -> Value {
+        let children = self.move_values(pos);
+        if children.is_empty() {
             return if pos.in_check() { Value::Mate(0) } else { Value::Draw };
         }
         let (mut best_loss, mut draw, mut worst_win) = (None::<u8>, false, 0u8);
-        for &m in moves.iter() {
-            let capture = pos.piece_at(m.to()).is_some();
-            let undo = pos.make(m);
-            let child = if capture { Value::Draw } else { self.probe(pos).unwrap_or(Value::Illegal) };
-            pos.unmake(m, &undo);
+        for (_, child) in children {
             match child {
                 Value::Mate(e) if e.is_multiple_of(2) => best_loss = Some(best_loss.map_or(e, |b| b.min(e))),
                 Value::Mate(e) => worst_win = worst_win.max(e),
