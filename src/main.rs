@@ -443,21 +443,21 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
         let start = std::time::Instant::now();
         let table = Table::generate(kind, layers, material).map_err(|e| format!("{material}: {e}"))?;
         let stats = table.stats();
-        println!("{} {material} on {layers} layers ({:.1} s)", kind.name(), start.elapsed().as_secs_f64());
-        println!("{stats}");
+        emit(&format!("{} {material} on {layers} layers ({:.1} s)\n", kind.name(), start.elapsed().as_secs_f64()));
+        emit(&format!("{stats}\n"));
         if args.verify {
             let start = std::time::Instant::now();
             let checked = table.verify(1).map_err(|e| format!("{material}: the table is wrong: {e}"))?;
-            println!(
-                "verified: each of the {checked} legal positions agrees with its moves ({:.1} s)",
+            emit(&format!(
+                "verified: each of the {checked} legal positions agrees with its moves ({:.1} s)\n",
                 start.elapsed().as_secs_f64()
-            );
+            ));
         }
         if let Some(dir) = &args.out {
             let path = table.save(dir).map_err(|e| e.to_string())?;
-            println!("written to {}", path.display());
+            emit(&format!("written to {}\n", path.display()));
         }
-        println!();
+        emit("\n");
     }
     Ok(())
 }
@@ -471,23 +471,21 @@ fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
     let file = args.path.join(Table::file_name(kind, layers, &material));
     let table = Table::load(&file).map_err(|e| e.to_string())?;
     let value = table.probe(&pos).ok_or_else(|| format!("{}: not a position of {material}", args.fen))?;
-    println!("{material}: {value}");
-    let mut rows: Vec<(u8, String, Value)> = Vec::new();
-    let mut child = pos.clone();
-    for &m in pos.legal_moves().iter() {
-        let capture = pos.piece_at(m.to()).is_some();
-        let undo = child.make(m);
-        let v = if capture { Value::Draw } else { table.probe(&child).unwrap_or(Value::Illegal) };
-        child.unmake(m, &undo);
-        // The mover's view: a child lost for its side to move is a winning move, the quickest first.
-        let rank = match v {
-            Value::Mate(d) if d % 2 == 0 => d,
-            Value::Draw => 128,
-            Value::Mate(d) => 255 - d,
-            Value::Illegal => 255,
-        };
-        rows.push((rank, m.to_string(), v));
-    }
+    emit(&format!("{material}: {value}\n"));
+    let mut rows: Vec<(u8, String, Value)> = table
+        .move_values(&pos)
+        .into_iter()
+        .map(|(m, v)| {
+            // The mover's view: a child lost for its side to move is a winning move, the quickest first.
+            let rank = match v {
+                Value::Mate(d) if d % 2 == 0 => d,
+                Value::Draw => 128,
+                Value::Mate(d) => 255 - d,
+                Value::Illegal => 255,
+            };
+            (rank, m.to_string(), v)
+        })
+        .collect();
     rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     for (_, text, v) in rows {
         let after = match v {
@@ -496,7 +494,7 @@ fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
             Value::Draw => "draws".to_string(),
             Value::Illegal => "?".to_string(),
         };
-        println!("{text:>16}  {after}");
+        emit(&format!("{text:>16}  {after}\n"));
     }
     Ok(())
 }

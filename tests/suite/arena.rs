@@ -375,6 +375,7 @@ fn a_closed_stdout_ends_match_and_perft_quietly() {
         words(&format!("match --engine cmd={f} name=a --engine cmd={f} name=b --each depth=1 --maxmoves 2")),
         words("perft 2 --divide"),
         words("bench depth=1"),
+        words("tb generate --variant haberkorn --layers 3 --material KvK"),
     ];
     for args in runs {
         let mut child = Command::new(CUBIST)
