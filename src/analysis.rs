@@ -13,6 +13,7 @@
 use crate::core::{Color, GameState, Position, VariantKind};
 use crate::record::{GameRecord, Mark, MoveNote, read_records};
 use crate::search::{Engine, Limits, Score, Settings};
+use crate::tb::{Tablebases, Value};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::Write;
@@ -69,6 +70,13 @@ pub enum Verdict {
     Mated,
     /// No legal move, no check: a draw.
     Stalemate,
+    /// The endgame tables' value (the fifty-move rule applied) and their best move.
+    Tablebase {
+        /// The value for the side to move.
+        value: Value,
+        /// The quickest win, a drawing move, or the longest defence.
+        best: Option<String>,
+    },
 }
 
 impl Verdict {
@@ -85,6 +93,7 @@ impl Verdict {
             }
             Verdict::Mated => -1.0,
             Verdict::Stalemate => 0.0,
+            Verdict::Tablebase { value, .. } => table_sign(*value) as f64,
         }
     }
 
@@ -102,6 +111,7 @@ impl Verdict {
             }
             Verdict::Mated => -cap,
             Verdict::Stalemate => 0,
+            Verdict::Tablebase { value, .. } => table_sign(*value) * cap,
         }
     }
 
@@ -109,6 +119,7 @@ impl Verdict {
     pub fn best(&self) -> Option<&str> {
         match self {
             Verdict::Searched { pv, .. } => pv.first().map(String::as_str),
+            Verdict::Tablebase { best, .. } => best.as_deref(),
             _ => None,
         }
     }
@@ -123,7 +134,34 @@ impl Verdict {
             Verdict::Searched { score: Score::Mate(n), .. } => Some(format!("#{}", sign * n)),
             Verdict::Mated => None,
             Verdict::Stalemate => Some("0.00".into()),
+            Verdict::Tablebase { value: Value::Mate(d), .. } => {
+                let moves = i32::from(d.div_ceil(2));
+                Some(format!("#{}", if d % 2 == 1 { sign * moves } else { -sign * moves }))
+            }
+            Verdict::Tablebase { .. } => Some("0.00".into()),
         }
+    }
+
+    /// What the endgame tables say, as the GUI and the annotations show it
+    /// (`tablebase: White mates in 5`, `tablebase: draw`); none for a searched position.
+    pub fn tablebase_text(&self, side: Color) -> Option<String> {
+        let Verdict::Tablebase { value, .. } = self else { return None };
+        Some(match *value {
+            Value::Mate(d) => {
+                let winner = if d % 2 == 1 { side } else { !side };
+                format!("tablebase: {winner:?} mates in {}", d.div_ceil(2))
+            }
+            Value::Draw | Value::Illegal => "tablebase: draw".to_string(),
+        })
+    }
+}
+
+/// +1 for a table win of the side to move, −1 for a loss, 0 for a draw.
+fn table_sign(value: Value) -> i32 {
+    match value {
+        Value::Mate(d) if d % 2 == 1 => 1,
+        Value::Mate(_) => -1,
+        Value::Draw | Value::Illegal => 0,
     }
 }
 
@@ -161,11 +199,27 @@ pub fn eval_of_comment(comment: &str) -> Option<Eval> {
     }
 }
 
+/// The endgame tables' verdict an analysis wrote into a move comment
+/// (`tablebase: White mates in 5`, `tablebase: draw`), if any.
+pub fn tablebase_of_comment(comment: &str) -> Option<String> {
+    let start = comment.find("tablebase: ")?;
+    let words: Vec<&str> = comment[start..].split_whitespace().collect();
+    match words.as_slice() {
+        ["tablebase:", "draw", ..] => Some("tablebase: draw".to_string()),
+        ["tablebase:", side @ ("White" | "Black"), "mates", "in", n, ..] if n.parse::<u32>().is_ok() => {
+            Some(format!("tablebase: {side} mates in {n}"))
+        }
+        _ => None,
+    }
+}
+
 /// One move's analysis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveAnalysis {
     /// The position after the move: its `[%eval …]` value (White's view), if any.
     pub eval: Option<String>,
+    /// The position after the move as the endgame tables judge it, where they hold it.
+    pub tablebase: Option<String>,
     /// The drop in the mover's winning chances (0 when the move was the engine's choice).
     pub drop: f64,
     /// The mover's loss in capped centipawns (0 for the engine's choice).
@@ -271,10 +325,15 @@ pub fn judge(rec: &GameRecord, positions: &[Position], verdicts: &[Verdict]) -> 
             (drop.max(0.0), (before.capped_cp(kind) + after.capped_cp(kind)).max(0))
         };
         let mark = mark_of(drop);
-        let better = match (mark, before) {
-            (Some(_), Verdict::Searched { pv, .. }) if !pv.is_empty() => {
+        let line = match before {
+            Verdict::Searched { pv, .. } => &pv[..pv.len().min(VARIATION_PLIES)],
+            Verdict::Tablebase { best: Some(b), .. } => std::slice::from_ref(b),
+            _ => &[],
+        };
+        let better = match mark {
+            Some(_) if !line.is_empty() => {
                 // The better move with the eval it keeps, then the rest of its line.
-                let mut words = numbered_line(&positions[i], &pv[..pv.len().min(VARIATION_PLIES)]);
+                let mut words = numbered_line(&positions[i], line);
                 words.insert(1, format!("{{[%eval {}]}}", before.eval_text(side).unwrap_or_default()));
                 Some(words.join(" "))
             }
@@ -288,6 +347,7 @@ pub fn judge(rec: &GameRecord, positions: &[Position], verdicts: &[Verdict]) -> 
         }
         moves.push(MoveAnalysis {
             eval: after.eval_text(positions[i + 1].side_to_move()),
+            tablebase: after.tablebase_text(positions[i + 1].side_to_move()),
             drop,
             cp_loss,
             mark,
@@ -317,7 +377,12 @@ pub fn annotate(rec: &mut GameRecord, analysis: &GameAnalysis, annotator: &str) 
     rec.move_comments.resize(n, String::new());
     rec.notes = vec![MoveNote::default(); n];
     for (i, a) in analysis.moves.iter().enumerate() {
-        let rest = without_eval(&rec.move_comments[i]);
+        let mut rest = without_eval(&rec.move_comments[i]);
+        if let Some(tb) = &a.tablebase
+            && !rest.contains(tb.as_str())
+        {
+            rest = format!("{tb} {rest}").trim_end().to_string();
+        }
         rec.move_comments[i] = match &a.eval {
             Some(e) if rest.is_empty() => format!("[%eval {e}]"),
             Some(e) => format!("[%eval {e}] {rest}"),
@@ -344,13 +409,17 @@ pub fn annotate(rec: &mut GameRecord, analysis: &GameAnalysis, annotator: &str) 
 }
 
 /// The verdict on one position: the rules' when the game is over there,
-/// else a search of `limits` from a cleared engine (so that a verdict does
-/// not depend on what the engine searched before).
-pub fn verdict(engine: &mut Engine, pos: &Position, limits: &Limits) -> Verdict {
+/// the endgame tables' where they hold it, else a search of `limits` from
+/// a cleared engine (so that a verdict does not depend on what the engine
+/// searched before).
+pub fn verdict(engine: &mut Engine, pos: &Position, limits: &Limits, tables: &Tablebases) -> Verdict {
     match pos.game_state() {
         GameState::Checkmate => return Verdict::Mated,
         GameState::Stalemate => return Verdict::Stalemate,
         _ => {}
+    }
+    if let Some(v) = table_verdict(pos, tables) {
+        return v;
     }
     engine.clear();
     let end = engine.search_line(pos, limits.clone());
@@ -364,16 +433,42 @@ pub fn verdict(engine: &mut Engine, pos: &Position, limits: &Limits) -> Verdict 
     Verdict::Searched { score: end.score.unwrap_or(Score::Cp(0)), pv }
 }
 
+/// The tables' verdict on `pos` (the fifty-move rule applied), with the
+/// best move by them: the quickest win, a draw, else the longest defence.
+fn table_verdict(pos: &Position, tables: &Tablebases) -> Option<Verdict> {
+    let value = tables.probe(pos)?.under_fifty_moves(pos.halfmove_clock());
+    let after = pos.halfmove_clock().saturating_add(1);
+    let best = tables.move_values(pos).and_then(|moves| {
+        // The mover's view of each child: a child lost for its side to move
+        // is a win (sooner better), a draw next, a loss last (later better).
+        let rank = |v: Value| match v.under_fifty_moves(after) {
+            Value::Mate(d) if d % 2 == 0 => i32::from(d),
+            Value::Draw => 1000,
+            Value::Mate(d) => 2000 - i32::from(d),
+            Value::Illegal => 3000,
+        };
+        moves.into_iter().min_by_key(|&(m, v)| (rank(v), m.to_string())).map(|(m, _)| m.to_string())
+    });
+    Some(Verdict::Tablebase { value, best })
+}
+
 /// Searches every position of `positions` on the rayon pool, one engine of
-/// one thread and `hash_mb` per worker; `done` is called after each.
-pub fn verdicts(positions: &[Position], limits: &Limits, hash_mb: usize, done: &(dyn Fn() + Sync)) -> Vec<Verdict> {
-    let settings = Settings { hash_mb, threads: 1, ..Settings::default() };
+/// one thread and `hash_mb` per worker (searching with `tables` too, and
+/// judging positions they hold by them); `done` is called after each.
+pub fn verdicts(
+    positions: &[Position],
+    limits: &Limits,
+    hash_mb: usize,
+    tables: &Tablebases,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Verdict> {
+    let settings = Settings { hash_mb, threads: 1, tablebases: tables.clone(), ..Settings::default() };
     positions
         .par_iter()
         .map_init(
             || Engine::new(settings.clone()),
             |engine, pos| {
-                let v = verdict(engine, pos, limits);
+                let v = verdict(engine, pos, limits, tables);
                 done();
                 v
             },
@@ -386,11 +481,12 @@ pub fn analyse_record(
     rec: &mut GameRecord,
     limits: &Limits,
     hash_mb: usize,
+    tables: &Tablebases,
     annotator: &str,
     done: &(dyn Fn() + Sync),
 ) -> Result<GameAnalysis, String> {
     let positions = positions(rec)?;
-    let verdicts = verdicts(&positions, limits, hash_mb, done);
+    let verdicts = verdicts(&positions, limits, hash_mb, tables, done);
     let analysis = judge(rec, &positions, &verdicts);
     annotate(rec, &analysis, annotator);
     Ok(analysis)
@@ -411,6 +507,8 @@ pub struct AnalyseConfig {
     pub hash_mb: usize,
     /// The `Annotator` tag written into each record.
     pub annotator: String,
+    /// The endgame tables searched with and judged by (`--tb`; none by default).
+    pub tablebases: Tablebases,
 }
 
 /// What a run did.
@@ -504,7 +602,8 @@ pub fn run(cfg: &AnalyseConfig, progress: bool) -> Result<AnalyseSummary, Analys
     let count = todo.len();
     for (g, rec) in todo.iter_mut().enumerate() {
         bar.set_message(format!("game {}/{count}", g + 1));
-        let analysis = pool.install(|| analyse_record(rec, &cfg.limits, cfg.hash_mb, &cfg.annotator, &|| bar.inc(1)));
+        let analysis = pool
+            .install(|| analyse_record(rec, &cfg.limits, cfg.hash_mb, &cfg.tablebases, &cfg.annotator, &|| bar.inc(1)));
         // The records were replayed when read: their positions are legal.
         let Ok(analysis) = analysis else { continue };
         let mut bytes = Vec::new();
@@ -581,6 +680,28 @@ mod tests {
         assert_eq!(Eval::Pawns(0.0).chances(kind), 0.0);
         assert!((Eval::Pawns(6.14).chances(kind) - 0.5).abs() < 0.01);
         assert_eq!((Eval::Mate(3).chances(kind), Eval::Mate(-1).chances(kind)), (1.0, -1.0));
+    }
+
+    #[test]
+    fn table_verdicts_read_as_evals_and_comments() {
+        let win = Verdict::Tablebase { value: Value::Mate(9), best: Some("a1-Ia2-I".into()) };
+        let loss = Verdict::Tablebase { value: Value::Mate(4), best: None };
+        let draw = Verdict::Tablebase { value: Value::Draw, best: None };
+        assert_eq!(win.eval_text(Color::White).as_deref(), Some("#5"));
+        assert_eq!(win.eval_text(Color::Black).as_deref(), Some("#-5"));
+        assert_eq!(loss.eval_text(Color::White).as_deref(), Some("#-2"));
+        assert_eq!(draw.eval_text(Color::Black).as_deref(), Some("0.00"));
+        assert_eq!((win.chances(VariantKind::Hdc), loss.chances(VariantKind::Hdc)), (1.0, -1.0));
+        assert_eq!(win.best(), Some("a1-Ia2-I"));
+        let text = win.tablebase_text(Color::Black).unwrap();
+        assert_eq!(text, "tablebase: Black mates in 5");
+        assert_eq!(loss.tablebase_text(Color::White).as_deref(), Some("tablebase: Black mates in 2"));
+        assert_eq!(searched(10, &[]).tablebase_text(Color::White), None);
+        // Read back from a comment, with the mover's words after it.
+        let comment = format!("[%eval #-5] {text} +M5/3 0.01s");
+        assert_eq!(tablebase_of_comment(&comment), Some(text));
+        assert_eq!(tablebase_of_comment("[%eval 0.00] tablebase: draw"), Some("tablebase: draw".into()));
+        assert_eq!(tablebase_of_comment("[%eval 0.10]"), None);
     }
 
     #[test]
@@ -686,16 +807,16 @@ mod tests {
         // A short game searched for real at a few nodes.
         let mut rec = record(&["e2-IIe4-II", "e7-VIIe5-VII"]);
         let limits = Limits { nodes: Some(300), ..Limits::default() };
-        let a = analyse_record(&mut rec, &limits, 1, "t", &|| {}).unwrap();
+        let a = analyse_record(&mut rec, &limits, 1, &Tablebases::default(), "t", &|| {}).unwrap();
         assert_eq!(a.moves.len(), 2);
         assert!(a.moves.iter().all(|m| m.eval.is_some()));
         assert_eq!(rec.move_comments.len(), 2);
         // The same limits give the same verdicts: each search starts from a cleared engine.
         let mut again = record(&["e2-IIe4-II", "e7-VIIe5-VII"]);
-        analyse_record(&mut again, &limits, 1, "t", &|| {}).unwrap();
+        analyse_record(&mut again, &limits, 1, &Tablebases::default(), "t", &|| {}).unwrap();
         assert_eq!(again, rec);
         let mut engine = Engine::new(Settings { hash_mb: 1, ..Settings::default() });
         let start = positions(&record(&[])).unwrap().remove(0);
-        assert!(matches!(verdict(&mut engine, &start, &limits), Verdict::Searched { .. }));
+        assert!(matches!(verdict(&mut engine, &start, &limits, &Tablebases::default()), Verdict::Searched { .. }));
     }
 }

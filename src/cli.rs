@@ -155,6 +155,10 @@ pub struct AnalyseCli {
     /// Hash of each worker in MiB.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65_536))]
     pub hash: u64,
+    /// Endgame tables (`cubist tb generate --out`): searched with, and the
+    /// positions they hold judged by them ("tablebase: White mates in 5").
+    #[arg(long, value_name = "DIR")]
+    pub tb: Option<std::path::PathBuf>,
 }
 
 /// `cubist book`: balanced openings for matches and SPSA (see docs/strength.md, "How we test").
@@ -269,6 +273,9 @@ pub struct GuiCli {
     /// Seconds a client has to send a request's head, and its body.
     #[arg(long, value_name = "SECONDS", default_value_t = cubist::gui::listen::REQUEST_TIMEOUT.as_secs())]
     pub request_timeout: u64,
+    /// Endgame tables (`cubist tb generate --out`) for the game analysis.
+    #[arg(long, value_name = "DIR")]
+    pub tb: Option<std::path::PathBuf>,
 }
 
 #[cfg(feature = "gui")]
@@ -285,6 +292,7 @@ impl GuiCli {
             max_hash: self.max_hash,
             max_records: self.max_records,
             request_timeout: self.request_timeout,
+            tb: self.tb.clone(),
         }
     }
 }
@@ -518,6 +526,10 @@ pub struct AdjudicationArgs {
     /// Draw a game after this many full moves.
     #[arg(long)]
     pub maxmoves: Option<u32>,
+    /// End a game with the result of the endgame tables in this folder
+    /// (`cubist tb generate --out`) once they hold its position.
+    #[arg(long, value_name = "DIR")]
+    pub tb: Option<std::path::PathBuf>,
 }
 
 impl AdjudicationArgs {
@@ -527,6 +539,7 @@ impl AdjudicationArgs {
             resign: self.resign.as_deref().map(ResignRule::parse).transpose()?,
             draw: self.draw.as_deref().map(DrawRule::parse).transpose()?,
             maxmoves: self.maxmoves,
+            tb: self.tb.clone(),
         })
     }
 }

@@ -295,6 +295,16 @@ fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
         threads: args.threads.map_or_else(cores, usize::from),
         hash_mb: args.hash as usize,
         annotator: format!("Cubist {} analyse {}", env!("CARGO_PKG_VERSION"), said.join(" ")),
+        tablebases: match &args.tb {
+            None => cubist::tb::Tablebases::default(),
+            Some(dir) => {
+                let loaded = cubist::tb::Tablebases::load_dir(dir).map_err(|e| format!("--tb: {e}"))?;
+                for refused in &loaded.refused {
+                    note(&format!("warning: --tb: left out {refused}"));
+                }
+                loaded.tablebases
+            }
+        },
     };
     let summary = run(&cfg, std::io::IsTerminal::is_terminal(&std::io::stderr())).map_err(|e| e.to_string())?;
     for (n, why) in &summary.skipped {
@@ -464,16 +474,26 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
 
 /// `cubist tb probe`: a position's value and each legal move's, from the table files in `--path`.
 fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
-    use cubist::tb::{Material, Table, Value};
+    use cubist::tb::{Material, Table, Tablebases, Value};
     let pos = Position::from_fen(&args.fen, Variant::standard(args.variant)).map_err(|e| format!("bad FEN: {e}"))?;
     let (kind, layers) = (pos.variant().kind, pos.variant().layers);
     let material = Material::of_position(&pos).map_err(|e| e.to_string())?;
-    let file = args.path.join(Table::file_name(kind, layers, &material));
-    let table = Table::load(&file).map_err(|e| e.to_string())?;
-    let value = table.probe(&pos).ok_or_else(|| format!("{}: not a position of {material}", args.fen))?;
+    let loaded = Tablebases::load_dir(&args.path).map_err(|e| e.to_string())?;
+    for refused in &loaded.refused {
+        eprintln!("warning: left out {refused}");
+    }
+    let tables = loaded.tablebases;
+    let (Some(value), Some(moves)) = (tables.probe(&pos), tables.move_values(&pos)) else {
+        return Err(format!(
+            "{}: no table for {material} in {} (looked for {} or {})",
+            args.fen,
+            args.path.display(),
+            Table::file_name(kind, layers, &material),
+            Table::file_name(kind, layers, &material.swapped())
+        ));
+    };
     emit(&format!("{material}: {value}\n"));
-    let mut rows: Vec<(u8, String, Value)> = table
-        .move_values(&pos)
+    let mut rows: Vec<(u8, String, Value)> = moves
         .into_iter()
         .map(|(m, v)| {
             // The mover's view: a child lost for its side to move is a winning move, the quickest first.

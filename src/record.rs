@@ -65,6 +65,8 @@ pub enum Termination {
     DrawAdjudication,
     /// `--maxmoves` reached.
     MaxMoves,
+    /// `--tb`: the endgame tables hold the position.
+    Tablebase,
     /// The referee's clock ran out for the side to move.
     TimeForfeit,
     /// A well-formed move that is not legal.
@@ -83,7 +85,7 @@ pub enum Termination {
 
 impl Termination {
     /// Every termination, for parsing.
-    pub const ALL: [Termination; 15] = [
+    pub const ALL: [Termination; 16] = [
         Termination::Checkmate,
         Termination::Stalemate,
         Termination::Repetition,
@@ -92,6 +94,7 @@ impl Termination {
         Termination::Resign,
         Termination::DrawAdjudication,
         Termination::MaxMoves,
+        Termination::Tablebase,
         Termination::TimeForfeit,
         Termination::IllegalMove,
         Termination::MalformedMove,
@@ -112,6 +115,7 @@ impl Termination {
             Termination::Resign => "adjudication: resign",
             Termination::DrawAdjudication => "adjudication: draw",
             Termination::MaxMoves => "max moves",
+            Termination::Tablebase => "adjudication: tablebase",
             Termination::TimeForfeit => "time forfeit",
             Termination::IllegalMove => "illegal move",
             Termination::MalformedMove => "malformed move",

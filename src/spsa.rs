@@ -507,7 +507,7 @@ pub fn iteration_match(config: &SpsaConfig, k: u64, sides: &[Vec<f64>; 2], concu
         rounds: config.pairs,
         concurrency,
         seed: config.seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ k,
-        adjudication: config.adjudication,
+        adjudication: config.adjudication.clone(),
         event: format!("Cubist SPSA iteration {k}"),
         quiet: true,
         ..MatchConfig::default()

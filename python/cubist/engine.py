@@ -63,7 +63,7 @@ MANAGED_OPTIONS = frozenset(
 )
 
 #: The information ``analyse`` returns: depth, seldepth, multipv, score
-#: (:class:`PovScore`), nodes, nps, hashfull, time (seconds), pv (moves),
+#: (:class:`PovScore`), nodes, nps, hashfull, tbhits, time (seconds), pv (moves),
 #: lowerbound/upperbound (True when the score is a bound), string.
 InfoDict = Dict[str, Any]
 
@@ -238,7 +238,7 @@ def _parse_info(line: str, turn: str) -> InfoDict:
     words = line.split()[1:]
     info: InfoDict = {}
     i = 0
-    ints = {"depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "currmovenumber"}
+    ints = {"depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "tbhits", "currmovenumber"}
     while i < len(words):
         w = words[i]
         if w == "string":

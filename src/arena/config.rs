@@ -665,7 +665,7 @@ pub fn parse_sprt(tokens: &[String]) -> Result<Sprt, ConfigError> {
 }
 
 /// Adjudication settings beyond the rules.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Adjudication {
     /// `--resign`.
     pub resign: Option<ResignRule>,
@@ -673,6 +673,10 @@ pub struct Adjudication {
     pub draw: Option<DrawRule>,
     /// `--maxmoves`: full moves after which the game is drawn.
     pub maxmoves: Option<u32>,
+    /// `--tb`: a folder of endgame tables; a position they hold ends the
+    /// game with their result (the fifty-move rule applied).
+    #[serde(default)]
+    pub tb: Option<PathBuf>,
 }
 
 /// Everything `cubist match` was asked to do.

@@ -119,6 +119,9 @@ pub fn describe_adjudication(a: &Adjudication) -> String {
     if let Some(m) = a.maxmoves {
         parts.push(format!("maxmoves {m}"));
     }
+    if let Some(dir) = &a.tb {
+        parts.push(format!("tb {}", dir.display()));
+    }
     if parts.is_empty() { "-".into() } else { parts.join(", ") }
 }
 
@@ -178,10 +181,11 @@ mod tests {
             resign: Some(ResignRule { movecount: 3, score: 600 }),
             draw: Some(DrawRule { movenumber: 40, movecount: 8, score: 10 }),
             maxmoves: Some(100),
+            tb: Some("/tables".into()),
         };
         assert_eq!(
             describe_adjudication(&a),
-            "resign movecount=3 score=600, draw movenumber=40 movecount=8 score=10, maxmoves 100"
+            "resign movecount=3 score=600, draw movenumber=40 movecount=8 score=10, maxmoves 100, tb /tables"
         );
         let fens = vec!["x".to_string(), "y".to_string()];
         let mut swapped = fens.clone();

@@ -1,13 +1,15 @@
 //! One game between two engine processes, refereed by the rules library:
 //! every move is checked, natural ends come from `Position::game_state`,
-//! the clocks are the referee's ([`super::referee`]), and any engine fault
-//! loses the game.
+//! the clocks are the referee's ([`super::referee`]), any engine fault
+//! loses the game, and endgame tables (`--tb`) end it once they hold the
+//! position.
 
 use super::config::{Adjudication, EngineSpec};
 use super::process::{EngineProcess, EngineScore, ProcessError, SearchReply};
 use super::referee::{Clock, ending, go_command, loss, side_index, variant_options};
 use crate::core::{GameState, MoveError, Position};
 use crate::record::{GameResult, Termination};
+use crate::tb::{Tablebases, Value};
 use std::time::Instant;
 
 /// A played game.
@@ -80,6 +82,20 @@ pub fn move_comment(reply: &SearchReply) -> String {
     text + &format!("{:.3}s", reply.elapsed.as_secs_f64())
 }
 
+/// The result the endgame tables give `pos`, as cutechess adjudicates with
+/// Syzygy (the fifty-move rule applied), with the tables' verdict.
+fn tablebase_result(tables: &Tablebases, pos: &Position) -> Option<(GameResult, Value)> {
+    let value = tables.probe(pos)?.under_fifty_moves(pos.halfmove_clock());
+    let mover = side_index(pos.side_to_move());
+    let result = match value {
+        Value::Mate(d) if d % 2 == 1 => loss(1 - mover),
+        Value::Mate(_) => loss(mover),
+        Value::Draw => GameResult::Draw,
+        Value::Illegal => return None,
+    };
+    Some((result, value))
+}
+
 /// The termination of a process error.
 fn fault_of(e: &ProcessError) -> Termination {
     match e {
@@ -96,7 +112,8 @@ pub fn play_game(
     start: &Position,
     specs: [&EngineSpec; 2],
     engines: &mut [Option<EngineProcess>; 2],
-    rules: Adjudication,
+    rules: &Adjudication,
+    tables: &Tablebases,
 ) -> Played {
     // Each move with what its engine reported.
     let mut moves: Vec<(String, String)> = Vec::new();
@@ -136,12 +153,17 @@ pub fn play_game(
     };
     let mut pos = start.clone();
     let mut clocks = specs.map(|s| Clock::new(&s.limit, s.timemargin));
-    let mut adjudicator = Adjudicator { rules, losing: [0; 2], drawish: 0 };
+    let mut adjudicator = Adjudicator { rules: rules.clone(), losing: [0; 2], drawish: 0 };
     // The state of the position on the board, computed once per ply (it generates the legal moves).
     let mut state = pos.game_state();
     loop {
         if let Some((result, termination)) = ending(state, pos.side_to_move()) {
             return ended(&moves, result, termination, String::new());
+        }
+        if state == GameState::Ongoing
+            && let Some((result, value)) = tablebase_result(tables, &pos)
+        {
+            return ended(&moves, result, Termination::Tablebase, format!("tablebase: {value}"));
         }
         if let Some(max) = rules.maxmoves
             && moves.len() >= 2 * max as usize
@@ -205,8 +227,9 @@ mod tests {
             resign: Some(ResignRule { movecount: 2, score: 500 }),
             draw: Some(DrawRule { movenumber: 10, movecount: 2, score: 5 }),
             maxmoves: None,
+            tb: None,
         };
-        let mut a = Adjudicator { rules, losing: [0; 2], drawish: 0 };
+        let mut a = Adjudicator { rules: rules.clone(), losing: [0; 2], drawish: 0 };
         assert_eq!(a.after_move(0, Some(EngineScore::Cp(-600)), 1), None);
         assert_eq!(a.after_move(1, Some(EngineScore::Cp(600)), 2), None);
         assert_eq!(a.after_move(0, Some(EngineScore::Cp(-400)), 2), None, "the run is broken");

@@ -18,6 +18,7 @@ use super::stats::{Sprt, SprtDecision, SprtStop};
 use super::summary::{MatchSummary, fmt_elo, fmt_err};
 use crate::core::Position;
 use crate::record::today;
+use crate::tb::{Loaded, Tablebases};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -179,6 +180,7 @@ fn play(
     keeping: Keeping,
     interrupt: &AtomicBool,
 ) -> Result<MatchSummary, ArenaError> {
+    let tables = adjudication_tables(&cfg)?;
     check_engines(&cfg)?;
     let mut keeper = Keeper::new(&cfg, &schedule, outputs, keeping);
     keeper.checkpoint()?;
@@ -187,13 +189,26 @@ fn play(
     let stop = AtomicBool::new(collector.sprt_stop.is_some());
     let progress = &keeper.keeping.state.progress;
     let (done, next) = (progress.blocks_above.clone(), progress.blocks_below * u64::from(schedule.games_per_round));
-    let lanes = Lanes { schedule: &schedule, book: &book, cfg: &cfg, done: &done, next: AtomicU64::new(next) };
+    for refused in &tables.refused {
+        status.say(format!("warning: --tb: left out {refused}"));
+    }
+    let tables = &tables.tablebases;
+    let lanes = Lanes { schedule: &schedule, book: &book, tables, cfg: &cfg, done: &done, next: AtomicU64::new(next) };
     let started = lanes.run(&stop, &status, |rx| collector.collect(rx, &mut keeper, &stop, interrupt));
     status.bar.finish_and_clear();
     if started == 0 && schedule.len() > 0 && !stop.load(Ordering::Relaxed) {
         return Err(ConfigError::Conflict("no worker thread could start: the system refused them".into()).into());
     }
     collector.finish(keeper)
+}
+
+/// The endgame tables `--tb` names (none without it): a folder that cannot
+/// be listed stops the match before it starts.
+fn adjudication_tables(cfg: &MatchConfig) -> Result<Loaded, ArenaError> {
+    match &cfg.adjudication.tb {
+        None => Ok(Loaded { tablebases: Tablebases::default(), refused: Vec::new() }),
+        Some(dir) => Tablebases::load_dir(dir).map_err(|e| ConfigError::Conflict(format!("--tb: {e}")).into()),
+    }
 }
 
 /// Every engine must start, answer `uci` and take its options before games are scheduled.
@@ -260,6 +275,8 @@ impl<'a> Keeper<'a> {
 struct Lanes<'a> {
     schedule: &'a Schedule,
     book: &'a OpeningBook,
+    /// The endgame tables of `--tb` (none without it).
+    tables: &'a Tablebases,
     cfg: &'a MatchConfig,
     /// Blocks a resumed match has finished beyond its first unfinished one.
     done: &'a BTreeSet<u64>,
@@ -307,7 +324,7 @@ impl Lanes<'_> {
     /// between games, restarted after a fault) and hands the result over, until
     /// the schedule ends or the match is stopped.
     fn worker(&self, stop: &AtomicBool, tx: SyncSender<FinishedGame>) {
-        let (specs, rules, wait) = (&self.cfg.engines, self.cfg.adjudication, self.cfg.wait);
+        let (specs, rules, wait) = (&self.cfg.engines, &self.cfg.adjudication, self.cfg.wait);
         let per_block = u64::from(self.schedule.games_per_round);
         let mut slots: Vec<Option<EngineProcess>> = specs.iter().map(|_| None).collect();
         let mut first = true;
@@ -336,7 +353,7 @@ impl Lanes<'_> {
                 break;
             };
             let mut pair = [slots[job.white].take(), slots[job.black].take()];
-            let played = play_game(&start, [&specs[job.white], &specs[job.black]], &mut pair, rules);
+            let played = play_game(&start, [&specs[job.white], &specs[job.black]], &mut pair, rules, self.tables);
             let [w, b] = pair;
             slots[job.white] = w;
             slots[job.black] = b;

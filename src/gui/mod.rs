@@ -20,6 +20,7 @@ pub mod server;
 
 use crate::core::{FenError, MoveError};
 use crate::record::RecordError;
+use crate::tb::Tablebases;
 use engine::EngineCmd;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ pub struct GuiOptions {
     pub max_records: usize,
     /// Seconds a client has to send a request's head, and its body.
     pub request_timeout: u64,
+    /// Endgame tables the game analysis searches with and judges by.
+    pub tb: Option<PathBuf>,
 }
 
 /// `--max-hash`'s default: MiB of `Hash` over all engine processes.
@@ -108,6 +111,8 @@ pub struct GuiConfig {
     pub max_connections: usize,
     /// How long a client has to send a request's head, and its body.
     pub request_timeout: std::time::Duration,
+    /// The endgame tables of the game analysis (none by default).
+    pub tablebases: Tablebases,
 }
 
 impl GuiConfig {
@@ -124,6 +129,7 @@ impl GuiConfig {
             max_records: DEFAULT_MAX_RECORDS,
             max_connections: listen::connection_cap(8),
             request_timeout: listen::REQUEST_TIMEOUT,
+            tablebases: Tablebases::default(),
         }
     }
 }
@@ -154,8 +160,19 @@ impl GuiOptions {
         if self.request_timeout == 0 {
             return Err(GuiError::BadRequest("--request-timeout must be at least 1 second".into()));
         }
+        let tablebases = match &self.tb {
+            None => Tablebases::default(),
+            Some(dir) => {
+                let loaded = Tablebases::load_dir(dir).map_err(|e| GuiError::BadRequest(format!("--tb: {e}")))?;
+                for refused in &loaded.refused {
+                    eprintln!("warning: --tb: left out {refused}");
+                }
+                loaded.tablebases
+            }
+        };
         Ok(GuiConfig {
             host: self.host.clone(),
+            tablebases,
             max_games: self.max_games,
             max_engines: self.max_engines,
             max_hash: self.max_hash,

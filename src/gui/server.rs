@@ -23,10 +23,11 @@ use super::game::{
 };
 use super::listen::{Slot, read_body, serve};
 use super::{GuiConfig, GuiError};
-use crate::analysis::{Eval, analyse_record, chance_slope, eval_of_comment};
+use crate::analysis::{Eval, analyse_record, chance_slope, eval_of_comment, tablebase_of_comment};
 use crate::core::{HABERKORN_LAYERS, Position, Variant, VariantKind, default_setup_layers};
 use crate::record::{GameRecord, GameResult, Mark, parse_records, today};
 use crate::search::Limits;
+use crate::tb::Tablebases;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -172,6 +173,8 @@ struct App {
     any_ip: bool,
     /// A game analysis is running (one at a time).
     analysing: AtomicBool,
+    /// The endgame tables the analysis searches with and judges by.
+    tablebases: Tablebases,
 }
 
 /// A running server.
@@ -231,6 +234,7 @@ pub fn start(config: GuiConfig) -> Result<Running, GuiError> {
         port: addr.port(),
         any_ip: addr.ip().is_unspecified(),
         analysing: AtomicBool::new(false),
+        tablebases: config.tablebases,
     });
     let (cap, timeout) = (config.max_connections, config.request_timeout);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -799,6 +803,7 @@ pub fn replay_of(records: &[GameRecord], index: usize) -> Result<Value, GuiError
                 "chances": eval.map(|e| e.chances(r.variant.kind)),
                 "mark": note.and_then(|n| n.mark).map(Mark::as_str),
                 "better": note.map_or("", |n| n.variation.as_str()),
+                "tablebase": r.move_comments.get(i).and_then(|c| tablebase_of_comment(c)),
             })
         })
         .collect();
@@ -905,7 +910,7 @@ fn analyse_game(app: &App, req: AnalyseRequest) -> Result<Value, GuiError> {
         .map_err(|e| GuiError::Io(std::io::Error::other(e.to_string())))?;
     let limits = Limits { nodes: Some(nodes), ..Limits::default() };
     let annotator = format!("Cubist {} GUI analysis, {nodes} nodes", env!("CARGO_PKG_VERSION"));
-    pool.install(|| analyse_record(rec, &limits, ANALYSIS_HASH_MB, &annotator, &|| {}))
+    pool.install(|| analyse_record(rec, &limits, ANALYSIS_HASH_MB, &app.tablebases, &annotator, &|| {}))
         .map_err(GuiError::BadRequest)?;
     let mut out = Vec::new();
     for r in &records {

@@ -4,6 +4,7 @@
 use super::skill;
 use crate::core::{Move, Position};
 use crate::eval::Networks;
+use crate::tb::Tablebases;
 use std::time::Duration;
 
 /// What `go` asks for. Every field is optional; none set means "search until stopped".
@@ -94,6 +95,8 @@ pub struct Settings {
     pub strategy: Strategy,
     /// The evaluation networks by game (a game without one uses the linear evaluation; default: the built-in ones).
     pub networks: Networks,
+    /// The endgame tables probed inside the search (default: none).
+    pub tablebases: Tablebases,
     /// Playing level, 0 to `skill::MAX_LEVEL` (full strength, the default); see `skill`.
     pub skill_level: u8,
 }
@@ -108,6 +111,7 @@ impl Default for Settings {
             strategy: Strategy::Search,
             skill_level: skill::MAX_LEVEL,
             networks: Networks::builtin(),
+            tablebases: Tablebases::default(),
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct Info {
     pub nps: u64,
     /// Transposition table use, per mille.
     pub hashfull: u32,
+    /// Positions found in the endgame tables.
+    pub tbhits: u64,
     /// Time since the search started.
     pub time_ms: u64,
     /// The principal variation.

@@ -182,6 +182,7 @@ impl Searcher<'_> {
             nodes,
             nps: nodes * 1000 / ms.max(1),
             hashfull: sh.tt.hashfull(),
+            tbhits: sh.tb_hits.load(Ordering::Relaxed),
             time_ms: ms,
             pv: rm.pv.clone(),
         }

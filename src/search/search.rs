@@ -35,7 +35,9 @@ use super::tt::{TtBound, TtEntry};
 use super::worker::Searcher;
 use crate::core::Move;
 use crate::core::checks::CheckSquares;
+use crate::tb::Value;
 use arrayvec::ArrayVec;
+use std::sync::atomic::Ordering;
 
 /// Where the move just made sits: the child's ply, whether its node is a
 /// PV node, and whether it is the node's first move.
@@ -48,6 +50,9 @@ pub(super) struct Child {
     /// Whether this is the parent's first move (searched with the full window).
     pub(super) first: bool,
 }
+
+/// How much deeper than the node a table score is stored (it holds at any depth).
+const TB_DEPTH_BONUS: i32 = 6;
 
 /// The quiet moves a node remembers for the malus of a quiet cutoff.
 const QUIETS_KEPT: usize = 64;
@@ -128,6 +133,10 @@ impl Searcher<'_> {
         let tte = self.shared.tt.probe(key);
         let tt_move = tte.map_or(Move::NONE, |e| e.best);
         if let Some(s) = tte.and_then(|e| self.tt_cutoff(e, alpha, beta, depth, ply, pv_node)) {
+            return s;
+        }
+        // Step 3b. The endgame tables: an exact score where one holds the position.
+        if let Some(s) = self.probe_tables(depth, ply) {
             return s;
         }
         // Step 4. The static evaluation, and whether it rose over two plies.
@@ -281,6 +290,29 @@ impl Searcher<'_> {
         }
         let s = score_from_tt(e.score, ply);
         e.bound.cuts_off(s, alpha, beta).then_some(s)
+    }
+
+    /// Step 3b: the score of a position that a loaded endgame table holds,
+    /// stored in the transposition table as exact: a mate at the table's
+    /// distance from this ply, or a draw (also where the fifty-move rule
+    /// would come first). Tables are distance-to-mate, so this is exact in
+    /// PV nodes too, and the shortest mate wins at the root.
+    fn probe_tables(&self, depth: i32, ply: usize) -> Option<i32> {
+        let tb = &self.shared.tablebases;
+        let most = tb.max_pieces();
+        if most == 0 || self.pos.occupied().count() as usize > most {
+            return None;
+        }
+        let value = tb.probe(&self.pos)?.under_fifty_moves(self.pos.halfmove_clock());
+        self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
+        let score = match value {
+            Value::Mate(d) if d % 2 == 1 => -mated_in(ply + d as usize),
+            Value::Mate(d) => mated_in(ply + d as usize),
+            Value::Draw | Value::Illegal => 0,
+        };
+        let depth = (depth + TB_DEPTH_BONUS).min(MAX_PLY as i32 - 1);
+        self.shared.tt.store(self.pos.key(), Move::NONE, score_to_tt(score, ply), depth, TtBound::Exact);
+        Some(score)
     }
 
     /// Step 5: reverse futility (the static evaluation far above beta near

@@ -43,6 +43,7 @@ fn greedy(job: SearchJob, report: &mut dyn FnMut(Report)) -> (Option<Move>, Opti
         nodes: moves.len() as u64,
         nps: 0,
         hashfull: 0,
+        tbhits: 0,
         time_ms: 0,
         pv: chosen.into_iter().collect(),
     }));

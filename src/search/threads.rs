@@ -352,6 +352,8 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
         params,
         multipv: settings.multipv.max(1),
         networks: settings.networks.clone(),
+        tablebases: settings.tablebases.clone(),
+        tb_hits: AtomicU64::new(0),
     };
     // Helpers hand their proposals in here.
     let helper_proposals: Mutex<Vec<Proposal>> = Mutex::new(Vec::new());
@@ -410,6 +412,7 @@ pub fn run_on(pool: &ThreadPool, job: SearchJob, report: &mut dyn FnMut(Report))
             nodes,
             nps: nodes * 1000 / ms.max(1),
             hashfull: tt.hashfull(),
+            tbhits: shared.tb_hits.load(Ordering::Relaxed),
             time_ms: ms,
             pv: best.pv.clone(),
         }));

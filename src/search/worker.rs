@@ -16,6 +16,7 @@ use super::timeman::TimeManager;
 use super::tt::TranspositionTable;
 use crate::core::{Move, PieceKind, Position, Undo};
 use crate::eval::{Evaluator, Networks, SearchEval};
+use crate::tb::Tablebases;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -66,6 +67,10 @@ pub struct Shared<'a> {
     pub multipv: usize,
     /// The evaluation networks by game.
     pub networks: Networks,
+    /// The endgame tables.
+    pub tablebases: Tablebases,
+    /// Positions found in the endgame tables, all threads.
+    pub tb_hits: AtomicU64,
 }
 
 impl Shared<'_> {

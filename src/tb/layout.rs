@@ -188,12 +188,16 @@ impl Layout {
         Position::from_pieces(self.variant, if side == 0 { Color::White } else { Color::Black }, &placed)
     }
 
-    /// The squares of `pos`'s pieces in index order, if it holds exactly this material.
-    pub(super) fn squares_of(&self, pos: &Position) -> Option<Squares> {
+    /// The squares of `pos`'s pieces in index order, if it holds exactly
+    /// this material, or with `swap` exactly this material with the colours
+    /// swapped (Black holding White's pieces: the same ending seen from the
+    /// other side, since no pawnless piece moves by its colour).
+    pub(super) fn squares_of(&self, pos: &Position, swap: bool) -> Option<Squares> {
         let mut squares = [0u16; MAX_PIECES];
         let mut taken = Bitboard::EMPTY;
         for (slot, p) in self.pieces.iter().enumerate() {
-            let s = (pos.pieces(p.color, p.kind) - taken).first()?;
+            let color = if swap { !p.color } else { p.color };
+            let s = (pos.pieces(color, p.kind) - taken).first()?;
             taken.set(s);
             squares[slot] = s.index() as u16;
         }

@@ -87,6 +87,13 @@ impl Material {
         Material::parse(&format!("{}v{}", side(Color::White), side(Color::Black)), pos.variant().kind)
     }
 
+    /// The same ending with the colours swapped (`KvKQ` for `KQvK`).
+    pub fn swapped(&self) -> Material {
+        let mut pieces: Vec<Piece> = self.pieces.iter().map(|p| Piece::new(!p.color, p.kind)).collect();
+        pieces.sort_by_key(|p| (p.color != Color::White, ORDER.iter().position(|&o| o == p.kind)));
+        Material { pieces }
+    }
+
     /// Every piece besides the kings, in index order.
     pub fn pieces(&self) -> &[Piece] {
         &self.pieces
@@ -139,6 +146,9 @@ mod tests {
             &[Piece::new(Color::Black, PieceKind::Rook)]
         );
         assert_eq!(Material::parse("KvK", VariantKind::Hdc).unwrap().to_string(), "KvK");
+        assert_eq!(Material::parse("KvKQ", VariantKind::Hdc).unwrap().swapped().to_string(), "KQvK");
+        assert_eq!(Material::parse("KvKN", VariantKind::Haberkorn).unwrap().swapped().to_string(), "KNvK");
+        assert_eq!(m.swapped().swapped(), m);
         assert_eq!(Material::parse("KDvK", VariantKind::Haberkorn), Err(MaterialError::NotInGame("haberkorn", "Duke")));
         assert!(matches!(Material::parse("KQK", VariantKind::Hdc), Err(MaterialError::Form(_))));
         assert!(matches!(Material::parse("QvK", VariantKind::Hdc), Err(MaterialError::Form(_))));

@@ -9,14 +9,18 @@
 //! the rules ([`Table::verify`]), summed up ([`Stats`]: the share of won
 //! positions, the longest mate, the wins the fifty-move rule may cut) and
 //! saved to or loaded from a file ([`Table::save`], [`Table::load`];
-//! protocol.md, "Endgame tables"). `cubist tb generate` drives it.
+//! protocol.md, "Endgame tables"). `cubist tb generate` drives it, and
+//! [`Tablebases`] holds the tables an engine plays with (UCI
+//! `TablebasePath`), probed inside the search.
 
 pub mod cube;
 mod generate;
 mod layout;
 mod material;
+mod probe;
 mod table;
 
 pub use generate::GenerateError;
 pub use material::{MAX_PIECES, Material, MaterialError};
+pub use probe::{Loaded, TablebaseError, Tablebases};
 pub use table::{Stats, Table, TableFileError, Value};

@@ -44,6 +44,21 @@ impl Value {
         matches!(self, Value::Mate(d) if d % 2 == 1)
     }
 
+    /// The value under the fifty-move rule, `halfmove` plies after the last
+    /// capture or pawn move: a mate that would come after the rule has
+    /// drawn the game is a draw, whoever it favours. Exact for endings whose
+    /// mates need no capture or pawn move on the way (every pawnless
+    /// three-piece ending: the only capture there leaves a lone king
+    /// against a lone king), since the clock then never restarts and the
+    /// winner can force mate within `n` plies exactly when the distance is
+    /// at most `n`.
+    pub fn under_fifty_moves(self, halfmove: u16) -> Value {
+        match self {
+            Value::Mate(d) if u16::from(d) + halfmove > 100 => Value::Draw,
+            v => v,
+        }
+    }
+
     /// Whether the side to move loses.
     pub fn is_loss(self) -> bool {
         matches!(self, Value::Mate(d) if d.is_multiple_of(2))
@@ -200,12 +215,19 @@ impl Table {
     /// The value of `pos`, if it is a position of this table's game, layers
     /// and material (White's pieces as the material's, not colour-swapped).
     pub fn probe(&self, pos: &Position) -> Option<Value> {
+        self.probe_as(pos, false)
+    }
+
+    /// [`Table::probe`], or with `swap` the position with the colours
+    /// swapped (Black holding the material's White pieces, `KvKQ` in a
+    /// `KQvK` table).
+    pub(super) fn probe_as(&self, pos: &Position, swap: bool) -> Option<Value> {
         let lay = &self.layout;
         if pos.variant().kind != lay.variant.kind || pos.variant().layers != lay.variant.layers {
             return None;
         }
-        let squares = lay.squares_of(pos)?;
-        let side = if pos.side_to_move() == Color::White { 0 } else { 1 };
+        let squares = lay.squares_of(pos, swap)?;
+        let side = usize::from((pos.side_to_move() == Color::White) == swap);
         Some(self.value(side, &squares))
     }
 
@@ -257,13 +279,18 @@ impl Table {
     /// the position it leads to, for the side to move there: a capture
     /// leaves a king against a king, a draw.
     pub fn move_values(&self, pos: &Position) -> Vec<(Move, Value)> {
+        self.move_values_as(pos, false)
+    }
+
+    /// [`Table::move_values`] of a position that [`Table::probe_as`] reads with `swap`.
+    pub(super) fn move_values_as(&self, pos: &Position, swap: bool) -> Vec<(Move, Value)> {
         let mut child = pos.clone();
         pos.legal_moves()
             .iter()
             .map(|&m| {
                 let capture = pos.piece_at(m.to()).is_some();
                 let undo = child.make(m);
-                let value = if capture { Value::Draw } else { self.probe(&child).unwrap_or(Value::Illegal) };
+                let value = if capture { Value::Draw } else { self.probe_as(&child, swap).unwrap_or(Value::Illegal) };
                 child.unmake(m, &undo);
                 (m, value)
             })

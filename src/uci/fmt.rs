@@ -166,7 +166,7 @@ pub fn report(r: &Report) -> String {
     }
 }
 
-/// `info depth … seldepth … multipv … score … nodes … nps … hashfull … time … pv …`
+/// `info depth … seldepth … multipv … score … nodes … nps … hashfull … tbhits … time … pv …`
 /// (Stockfish's order; `pv` left out when empty).
 pub fn info_line(i: &Info) -> String {
     let mut s = format!("info depth {} seldepth {} multipv {} score ", i.depth, i.seldepth, i.multipv);
@@ -180,7 +180,7 @@ pub fn info_line(i: &Info) -> String {
         Bound::Lower => s.push_str(" lowerbound"),
         Bound::Upper => s.push_str(" upperbound"),
     }
-    write!(s, " nodes {} nps {} hashfull {} time {}", i.nodes, i.nps, i.hashfull, i.time_ms).ok();
+    write!(s, " nodes {} nps {} hashfull {} tbhits {} time {}", i.nodes, i.nps, i.hashfull, i.tbhits, i.time_ms).ok();
     if !i.pv.is_empty() {
         s.push_str(" pv");
         for m in &i.pv {
@@ -256,12 +256,13 @@ mod tests {
             nodes: 1000,
             nps: 2000,
             hashfull: 7,
+            tbhits: 3,
             time_ms: 500,
             pv: vec![Move::new(sq("e2-IV"), sq("e4-IV")), Move::new(sq("e7-IV"), sq("e5-IV"))],
         };
         assert_eq!(
             info_line(&info),
-            "info depth 3 seldepth 5 multipv 1 score cp -12 lowerbound nodes 1000 nps 2000 hashfull 7 time 500 \
+            "info depth 3 seldepth 5 multipv 1 score cp -12 lowerbound nodes 1000 nps 2000 hashfull 7 tbhits 3 time 500 \
              pv e2-IVe4-IV e7-IVe5-IV"
         );
         info.score = Score::Mate(-2);
@@ -269,7 +270,7 @@ mod tests {
         info.pv.clear();
         assert_eq!(
             info_line(&info),
-            "info depth 3 seldepth 5 multipv 1 score mate -2 nodes 1000 nps 2000 hashfull 7 time 500"
+            "info depth 3 seldepth 5 multipv 1 score mate -2 nodes 1000 nps 2000 hashfull 7 tbhits 3 time 500"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The engine's UCI options: their names, types, ranges and defaults (one
 //! table, [`SPECS`]), the values in force, and what they mean for the search
 //! ([`Settings`]) and for the game ([`Variant`]); the networks `EvalFile`
-//! loads, and in builds with the cargo feature `tune` every search tunable
+//! loads, the endgame tables `TablebasePath` loads, and in builds with the cargo feature `tune` every search tunable
 //! as an option per game.
 //!
 //! Names are matched case-insensitively, as the UCI specification asks. A
@@ -14,6 +14,7 @@ use crate::core::{Variant, VariantKind};
 use crate::eval::Networks;
 use crate::eval::nnue::Network;
 use crate::search::{EngineError, SearchParams, Settings, Strategy, Tunable, skill};
+use crate::tb::{Loaded, Tablebases};
 use std::sync::Arc;
 use thiserror::Error;
 use vampirc_uci::UciOptionConfig;
@@ -55,6 +56,8 @@ pub enum OptionId {
     HaberkornCastling,
     /// `EvalFile`: a network file to evaluate its game with (`none`: the linear evaluation).
     EvalFile,
+    /// `TablebasePath`: folders of endgame table files (`<empty>`: none).
+    TablebasePath,
 }
 
 /// The type, default and range of an option, as `uci` announces it.
@@ -108,7 +111,7 @@ const fn spin(default: i64, min: i64, max: i64) -> OptionKind {
 }
 
 /// Every option, indexed by [`OptionId`].
-pub const SPECS: [OptionSpec; 17] = [
+pub const SPECS: [OptionSpec; 18] = [
     OptionSpec { id: OptionId::Hash, name: "Hash", kind: spin(16, 1, 65536), about: "transposition table size in MiB" },
     OptionSpec { id: OptionId::Threads, name: "Threads", kind: spin(1, 1, 1024), about: "search threads" },
     OptionSpec {
@@ -202,10 +205,19 @@ pub const SPECS: [OptionSpec; 17] = [
         about: "a network file (cubist train): its game is evaluated by it; none: the linear evaluation in both games; \
                 default: the built-in networks",
     },
+    OptionSpec {
+        id: OptionId::TablebasePath,
+        name: "TablebasePath",
+        kind: OptionKind::Text { default: NO_TABLES },
+        about: "folders of endgame table files (cubist tb generate --out), separated by ':' (';' on Windows), \
+                probed in the search; <empty>: none",
+    },
 ];
 
 /// The `EvalFile` value that unloads every network.
 pub const NO_NETWORK: &str = "none";
+/// The `TablebasePath` value that loads no tables (the default, as Stockfish writes `SyzygyPath`'s).
+pub const NO_TABLES: &str = "<empty>";
 /// The `EvalFile` value of the built-in networks (the default).
 pub const BUILTIN_NETWORKS: &str = "default";
 
@@ -266,6 +278,9 @@ pub enum OptionError {
         /// Why it was refused.
         why: String,
     },
+    /// A tablebase folder that could not be listed.
+    #[error("option TablebasePath: {0}; unchanged")]
+    TablebasePath(String),
     /// A check value that is not `true` or `false`.
     #[error("option {name}: '{value}' is not true or false; unchanged")]
     NotABool {
@@ -317,6 +332,11 @@ pub struct Options {
     params: SearchParams,
     /// The evaluation networks loaded by `EvalFile`.
     networks: Networks,
+    /// The endgame tables loaded by `TablebasePath`.
+    tablebases: Tablebases,
+    /// What the last `setoption` has to tell (`info string`): the tables
+    /// found, the files refused.
+    notes: Vec<String>,
 }
 
 impl Default for Options {
@@ -331,6 +351,8 @@ impl Default for Options {
             }),
             params: SearchParams::default(),
             networks: Networks::builtin(),
+            tablebases: Tablebases::default(),
+            notes: Vec::new(),
         }
     }
 }
@@ -390,13 +412,16 @@ impl Options {
         if spec.id == OptionId::EvalFile {
             return self.set_eval_file(new);
         }
+        if spec.id == OptionId::TablebasePath {
+            return self.set_tablebase_path(new);
+        }
         // A value that changes nothing has no effect: above all, it does not reset the position.
         if spec.kind != OptionKind::Button && self.values[spec.id as usize] == new {
             return Ok(Effect::Stored);
         }
         self.values[spec.id as usize] = new;
         Ok(match spec.id {
-            OptionId::Ponder | OptionId::EvalFile => Effect::Stored,
+            OptionId::Ponder | OptionId::EvalFile | OptionId::TablebasePath => Effect::Stored,
             OptionId::ClearHash => Effect::ClearHash,
             OptionId::Hash
             | OptionId::Threads
@@ -432,6 +457,34 @@ impl Options {
         }
         self.values[OptionId::EvalFile as usize] = value;
         Ok(Effect::Settings)
+    }
+
+    /// `TablebasePath`: loads every table file of the folders named (like
+    /// Stockfish's `SyzygyPath`, which reports "Found N tablebases"); a
+    /// folder that cannot be listed is refused and changes nothing, a
+    /// damaged file is left out with a note, the rest load. `<empty>`
+    /// unloads every table.
+    fn set_tablebase_path(&mut self, value: Value) -> Result<Effect, OptionError> {
+        let Value::Text(path) = &value else { return Err(OptionError::MissingValue("TablebasePath")) };
+        let loaded = if path.trim() == NO_TABLES {
+            Loaded { tablebases: Tablebases::default(), refused: Vec::new() }
+        } else {
+            Tablebases::load(path).map_err(|e| OptionError::TablebasePath(e.to_string()))?
+        };
+        self.notes = loaded.refused.iter().map(|e| format!("warning: TablebasePath: left out {e}")).collect();
+        let tb = &loaded.tablebases;
+        self.notes.push(match tb.len() {
+            0 => "no endgame tables loaded".to_string(),
+            n => format!("found {n} endgame tables of up to {} pieces", tb.max_pieces()),
+        });
+        self.tablebases = loaded.tablebases;
+        self.values[OptionId::TablebasePath as usize] = value;
+        Ok(Effect::Settings)
+    }
+
+    /// What the last `setoption` has to tell, taken (each an `info string`).
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     /// The networks loaded by `EvalFile`.
@@ -506,6 +559,7 @@ impl Options {
                 self.int(OptionId::SkillLevel) as u8
             },
             networks: self.networks.clone(),
+            tablebases: self.tablebases.clone(),
         }
     }
 

@@ -86,6 +86,9 @@ impl Session {
             return Err(call.usage_error());
         };
         let effect = self.options.set(&name, value.as_deref())?;
+        for note in self.options.take_notes() {
+            self.out.info_string(&note);
+        }
         if let Some(spec) = Options::find(&name) {
             let id = spec.id;
             self.debug(|| match self.options.value_text(id) {

@@ -20,7 +20,7 @@ fn a_replay_carries_each_moves_eval_mark_and_better_line() {
     assert_eq!(status, 200, "{replay}");
     let a = analysis(&replay);
     assert_eq!(a.len(), 12);
-    assert_eq!(a[0], json!({"eval": 0.0, "mate": null, "chances": 0.0, "mark": null, "better": ""}));
+    assert_eq!(a[0], json!({"eval": 0.0, "mate": null, "chances": 0.0, "mark": null, "better": "", "tablebase": null}));
     assert_eq!(a[1]["eval"], json!(0.79));
     // White's chances on the curve of `cubist analyse` (hdc: 75% at 614 cp, chances 0.5).
     let c = a[1]["chances"].as_f64().unwrap();

@@ -615,6 +615,7 @@ fn a_port_in_use_is_named_and_localhost_is_accepted() {
         max_hash: 64,
         max_records: 10,
         request_timeout: 10,
+        tb: None,
     };
     let config = args.config().expect("localhost is accepted");
     assert!(config.addr.ip().is_loopback(), "{}", config.addr);

@@ -156,15 +156,34 @@ fn fake_garbage_loses() {
     assert_fault(&o, Termination::MalformedMove, false);
 }
 
+/// Plays fault matches side by side (each mostly waits out an engine's
+/// silence, so running them at once costs the machine little and the
+/// suite several seconds less): one [`fault_match`] per `(name, fault,
+/// limits)`, the outcomes in order.
+fn fault_matches(cases: &[(&str, &str, &str)], wrap: bool) -> Vec<Outcome> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|&(name, fault, limits)| s.spawn(move || fault_match(name, fault, limits, wrap)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a fault match")).collect()
+    })
+}
+
 #[test]
 fn fake_without_readyok_loses() {
-    let o = fault_match("noready", "--noready", "depth=1", false);
-    assert_fault(&o, Termination::NoReadyok, true);
-    assert!(o.records.iter().all(|r| r.moves.is_empty()));
-    // Answers three times, then falls silent in the middle of the first game.
-    let o = fault_match("noready-mid", "--noready --ready-answers 3", "depth=1", false);
-    assert_fault(&o, Termination::NoReadyok, true);
-    assert!(!o.records[0].moves.is_empty());
+    // Silent from the start, and (the second) answering three times, then
+    // silent in the middle of the first game.
+    let [silent, mid] = <[Outcome; 2]>::try_from(fault_matches(
+        &[("noready", "--noready", "depth=1"), ("noready-mid", "--noready --ready-answers 3", "depth=1")],
+        false,
+    ))
+    .ok()
+    .expect("two outcomes");
+    assert_fault(&silent, Termination::NoReadyok, true);
+    assert!(silent.records.iter().all(|r| r.moves.is_empty()));
+    assert_fault(&mid, Termination::NoReadyok, true);
+    assert!(!mid.records[0].moves.is_empty());
 }
 
 #[test]
@@ -290,14 +309,18 @@ fn cubist_in_haberkorn_constellations() {
 
 #[test]
 fn wrapped_cubist_faults() {
-    let o = fault_match("w-crash", "--crash-at 3", "depth=1", true);
-    assert_fault(&o, Termination::Crash, true);
-    let o = fault_match("w-illegal", "--illegal-at 3", "depth=1", true);
-    assert_fault(&o, Termination::IllegalMove, false);
-    let o = fault_match("w-garbage", "--garbage-at 3", "depth=1", true);
-    assert_fault(&o, Termination::MalformedMove, false);
-    let o = fault_match("w-noready", "--noready --ready-answers 3", "depth=1", true);
-    assert_fault(&o, Termination::NoReadyok, true);
+    // The silent one waits longest: it runs beside the others.
+    let cases = [
+        ("w-noready", "--noready --ready-answers 3", "depth=1", Termination::NoReadyok, true),
+        ("w-crash", "--crash-at 3", "depth=1", Termination::Crash, true),
+        ("w-illegal", "--illegal-at 3", "depth=1", Termination::IllegalMove, false),
+        ("w-garbage", "--garbage-at 3", "depth=1", Termination::MalformedMove, false),
+    ];
+    let runs: Vec<(&str, &str, &str)> = cases.iter().map(|c| (c.0, c.1, c.2)).collect();
+    for (o, c) in fault_matches(&runs, true).iter().zip(&cases) {
+        assert_fault(o, c.3, c.4);
+    }
+    // Timed: alone, so that no other match takes its clock's time.
     let o = fault_match("w-slow", "--slow-at 3 --sleep 1.5", "tc=1+0", true);
     assert_fault(&o, Termination::TimeForfeit, true);
 }

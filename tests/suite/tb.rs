@@ -1,12 +1,14 @@
 //! The endgame tables (`cubist::tb`): generated on haberkorn's smallest
 //! board (3 layers, where a three-piece table takes seconds), each checked
 //! against the engine's own moves, the brute-force mate prover and the
-//! board's symmetries.
+//! board's symmetries; loaded as the engine's tables (`Tablebases`),
+//! probed with either colour holding the material, and played by the search.
 
 use cubist::core::tactics::mate_within;
 use cubist::core::{Position, Variant, VariantKind};
+use cubist::search::{Engine, Info, Limits, Report, Score, Settings};
 use cubist::tb::cube::CubeMap;
-use cubist::tb::{Material, Table, TableFileError, Value};
+use cubist::tb::{Material, Table, TableFileError, Tablebases, Value};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::OnceLock;
@@ -188,4 +190,191 @@ fn a_table_file_reads_back_and_damage_is_refused() {
     assert!(matches!(Table::load(&damaged), Err(TableFileError::Format(..))));
     let missing = Table::load(&dir.path().join("none.cbtb")).err().unwrap();
     assert!(matches!(missing, TableFileError::Io(..)) && missing.to_string().contains("none.cbtb"));
+}
+
+/// The colour-swapped letter of a piece.
+fn swap_case(c: char) -> char {
+    if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() }
+}
+
+/// The tables of a folder holding [`kqk`], with a damaged file beside it.
+fn loaded_kqk() -> (tempfile::TempDir, Tablebases) {
+    let dir = tempfile::tempdir().unwrap();
+    kqk().save(dir.path()).unwrap();
+    std::fs::write(dir.path().join("broken.cbtb"), b"not a table").unwrap();
+    let loaded = Tablebases::load(&dir.path().display().to_string()).unwrap();
+    assert_eq!(loaded.refused.len(), 1);
+    assert!(loaded.refused[0].to_string().contains("broken.cbtb"), "{}", loaded.refused[0]);
+    (dir, loaded.tablebases)
+}
+
+#[test]
+fn tablebases_probe_either_colour_and_leave_out_damaged_files() {
+    let (_dir, tb) = loaded_kqk();
+    assert_eq!(tb.names(), ["haberkorn3-KQvK.cbtb"]);
+    assert_eq!((tb.len(), tb.max_pieces()), (1, 3));
+    let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
+    let sorted = |mut v: Vec<(cubist::core::Move, Value)>| {
+        v.sort_by_key(|(m, _)| m.to_string());
+        v
+    };
+    for (pieces, white, pos) in random_positions(11, 200) {
+        let value = kqk().probe(&pos).unwrap();
+        assert_eq!(tb.probe(&pos), Some(value));
+        // Black holding the queen, the other side to move: the same ending.
+        let swapped: Placement = pieces.iter().map(|&(c, s)| (swap_case(c), s)).collect();
+        let other = Position::from_fen(&fen(&swapped, LAYERS, !white), variant).unwrap();
+        assert_eq!(tb.probe(&other), Some(value), "{}", other.fen());
+        assert_eq!(sorted(tb.move_values(&other).unwrap()), sorted(kqk().move_values(&pos)));
+    }
+    // Positions no loaded table holds; kings alone are a draw.
+    assert_eq!(tb.probe(&Position::start(Variant::haberkorn())), None);
+    let rook = random_positions(1, 1)[0].2.fen().replace('Q', "R");
+    assert_eq!(tb.probe(&Position::from_fen(&rook, variant).unwrap()), None);
+    let kings = Position::from_fen(&fen(&[('K', 0), ('k', 100)], LAYERS, true), variant).unwrap();
+    assert_eq!(tb.probe(&kings), Some(Value::Draw));
+    // A folder that cannot be listed is an error; an empty path loads none.
+    let missing = Tablebases::load("/nonexistent/cubist-tables").err().unwrap();
+    assert!(missing.to_string().contains("/nonexistent/cubist-tables"), "{missing}");
+    assert!(Tablebases::load("").unwrap().tablebases.is_empty());
+}
+
+#[test]
+fn the_fifty_move_rule_draws_mates_that_come_too_late() {
+    assert_eq!(Value::Mate(9).under_fifty_moves(91), Value::Mate(9));
+    assert_eq!(Value::Mate(9).under_fifty_moves(92), Value::Draw);
+    assert_eq!(Value::Mate(8).under_fifty_moves(93), Value::Draw);
+    assert_eq!(Value::Mate(0).under_fifty_moves(100), Value::Mate(0));
+    assert_eq!(Value::Draw.under_fifty_moves(0), Value::Draw);
+}
+
+/// The infos and best move of a search of `pos` to `depth` with `tablebases`.
+fn search_with_tables(pos: &Position, depth: u32, tablebases: Tablebases) -> (Vec<Info>, Option<cubist::core::Move>) {
+    let mut engine = Engine::new(Settings { hash_mb: 8, tablebases, ..Settings::default() });
+    let (tx, rx) = std::sync::mpsc::channel();
+    engine.go(pos, Limits { depth: Some(depth), ..Limits::default() }, Box::new(move |r| drop(tx.send(r))));
+    engine.wait();
+    let (mut infos, mut best) = (Vec::new(), None);
+    for r in rx.try_iter() {
+        match r {
+            Report::Info(i) => infos.push(i),
+            Report::BestMove { best: b, .. } => best = b,
+            Report::Message(_) => {}
+        }
+    }
+    (infos, best)
+}
+
+#[test]
+fn the_search_plays_the_tables_shortest_mate_and_counts_its_hits() {
+    let (_dir, tb) = loaded_kqk();
+    let (_, _, pos) = random_positions(21, 4000)
+        .into_iter()
+        .find(|(_, white, p)| *white && matches!(kqk().probe(p), Some(Value::Mate(d)) if (11..=21).contains(&d)))
+        .expect("a White win of 6 to 11 moves");
+    let Some(Value::Mate(d)) = kqk().probe(&pos) else { unreachable!() };
+    let (infos, best) = search_with_tables(&pos, 3, tb);
+    let last = infos.last().expect("an info");
+    assert_eq!(last.score, Score::Mate(i32::from(d.div_ceil(2))), "{}", pos.fen());
+    assert!(last.tbhits > 0);
+    // The move played keeps the shortest mate.
+    let best = best.expect("a move");
+    let after = kqk().move_values(&pos).into_iter().find(|(m, _)| *m == best).unwrap().1;
+    assert_eq!(after, Value::Mate(d - 1), "{best} from {}", pos.fen());
+    // Without tables nothing is probed.
+    let (infos, _) = search_with_tables(&pos, 3, Tablebases::default());
+    assert_eq!(infos.last().unwrap().tbhits, 0);
+}
+
+#[test]
+fn a_match_ends_where_the_tables_hold_the_position() {
+    use cubist::record::{GameResult, Termination, parse_records};
+    let dir = tempfile::tempdir().unwrap();
+    kqk().save(dir.path()).unwrap();
+    // White to move wins, but not within the few plies depth 1 would need to find it.
+    let (_, _, pos) = random_positions(31, 4000)
+        .into_iter()
+        .find(|(_, white, p)| *white && matches!(kqk().probe(p), Some(Value::Mate(d)) if d >= 9))
+        .expect("a long win");
+    let book = dir.path().join("book.epd");
+    let epd: Vec<String> = pos.fen().split_whitespace().take(4).map(String::from).collect();
+    std::fs::write(&book, format!("{}\n", epd.join(" "))).unwrap();
+    let run = |tb: &str, pgn: &std::path::Path| {
+        std::process::Command::new(crate::common::CUBIST)
+            .args(["match", "--variant", "haberkorn", "--layers", "3", "--each", "depth=1", "--rounds", "1"])
+            .args(["--engine", &format!("cmd={}", crate::common::CUBIST), "name=a"])
+            .args(["--engine", &format!("cmd={}", crate::common::CUBIST), "name=b"])
+            .arg("--openings")
+            .arg(format!("file={}", book.display()))
+            .arg("format=epd")
+            .args(["--tb", tb, "--pgnout"])
+            .arg(pgn)
+            .output()
+            .unwrap()
+    };
+    let pgn = dir.path().join("games.pgn");
+    let out = run(&dir.path().display().to_string(), &pgn);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let records = parse_records(&std::fs::read_to_string(&pgn).unwrap()).unwrap();
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert_eq!((r.result, r.termination), (GameResult::WhiteWins, Termination::Tablebase));
+        assert!(r.moves.is_empty());
+    }
+    // A folder that is not there stops the match before its first game.
+    let out = run("/nonexistent/cubist-tables", &dir.path().join("none.pgn"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--tb: /nonexistent/cubist-tables"));
+}
+
+#[test]
+fn an_analysis_shows_what_the_tables_say() {
+    use cubist::analysis::analyse_record;
+    use cubist::record::{GameRecord, GameResult, Termination};
+    let (_dir, tb) = loaded_kqk();
+    // A White win where one move throws it away (the queen left to the king).
+    let (_, _, pos) = random_positions(41, 4000)
+        .into_iter()
+        .find(|(_, white, p)| {
+            *white
+                && matches!(kqk().probe(p), Some(Value::Mate(d)) if (7..=15).contains(&d))
+                && kqk().move_values(p).iter().any(|(_, v)| *v == Value::Draw)
+        })
+        .expect("a White win with a drawing move");
+    let Some(Value::Mate(d)) = kqk().probe(&pos) else { unreachable!() };
+    let moves = kqk().move_values(&pos);
+    let (weak, _) = moves.iter().find(|(_, v)| *v == Value::Draw).unwrap();
+    let mut after = pos.clone();
+    after.make(*weak);
+    let reply = after.legal_moves()[0];
+    let variant = *pos.variant();
+    let mut rec = GameRecord {
+        event: "t".into(),
+        site: "s".into(),
+        date: "2026.12.07".into(),
+        round: "1".into(),
+        white: "a".into(),
+        black: "b".into(),
+        result: GameResult::Unfinished,
+        variant,
+        fen: pos.fen(),
+        time_control: "-".into(),
+        termination: Termination::Unterminated,
+        moves: vec![weak.to_string(), reply.to_string()],
+        move_comments: Vec::new(),
+        comment: String::new(),
+        notes: Vec::new(),
+        extra_tags: Vec::new(),
+    };
+    let limits = Limits { nodes: Some(500), ..Limits::default() };
+    let a = analyse_record(&mut rec, &limits, 1, &tb, "t", &|| {}).unwrap();
+    // The first move threw the win away: a draw by the tables, and a blunder.
+    assert_eq!(a.moves[0].tablebase.as_deref(), Some("tablebase: draw"), "{}", pos.fen());
+    assert!(rec.move_comments[0].starts_with("[%eval 0.00] tablebase: draw"), "{:?}", rec.move_comments);
+    assert_eq!(a.moves[0].mark, Some(cubist::record::Mark::Blunder));
+    // The better line is a quickest win.
+    let better = a.moves[0].better.as_deref().unwrap_or_default();
+    let shown =
+        moves.iter().find(|(m, _)| better.split_whitespace().any(|w| w == m.to_string())).expect("a move in the line");
+    assert_eq!(shown.1, Value::Mate(d - 1), "{better}");
 }

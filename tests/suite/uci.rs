@@ -191,6 +191,7 @@ fn handshake_lists_identity_and_every_option() {
             "option name HaberkornEnPassant type check default false",
             "option name HaberkornCastling type check default false",
             "option name EvalFile type string default default",
+            "option name TablebasePath type string default <empty>",
         ]
     );
     assert_eq!(out.len(), 2 + options.len() + 1);
@@ -772,6 +773,28 @@ fn random_net_file(dir: &Path, game: cubist::VariantKind, name: &str) -> PathBuf
     let path = dir.join(format!("{name}.nnue"));
     std::fs::write(&path, net.to_bytes()).unwrap();
     path
+}
+
+#[test]
+fn tablebase_path_loads_tables_refuses_missing_folders_and_empty_unloads() {
+    let dir = Scratch::new("uci-tablebase-path");
+    let m = cubist::tb::Material::parse("KvK", cubist::VariantKind::Haberkorn).unwrap();
+    cubist::tb::Table::generate(cubist::VariantKind::Haberkorn, 3, &m).unwrap().save(&dir).unwrap();
+    std::fs::write(dir.join("half.cbtb"), b"CUBISTTB").unwrap();
+    let mut e = Engine::start();
+    let out = e.ask(&format!("setoption name TablebasePath value {}", dir.display()));
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out[0].starts_with("info string warning: TablebasePath: left out ") && out[0].contains("half.cbtb"));
+    assert_eq!(out[1], "info string found 1 endgame tables of up to 2 pieces");
+    // A folder that is not there: an error, and the tables stay.
+    let missing = e.ask("setoption name TablebasePath value /nonexistent/tables");
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(missing[0].starts_with("info string error: setoption: option TablebasePath: /nonexistent/tables: "));
+    assert_eq!(e.ask("setoption name TablebasePath value <empty>"), ["info string no endgame tables loaded"]);
+    // The search reports its table hits (none in the start position).
+    e.send("go depth 2");
+    let out = e.until_prefix("bestmove ");
+    assert!(out.iter().any(|l| l.contains(" tbhits 0 ")), "{out:?}");
 }
 
 #[test]

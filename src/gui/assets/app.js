@@ -376,7 +376,7 @@ function drawMoves(moves, current, onPick, notes, startFen) {
       span.dataset.mark = a.mark;
     }
     if (a && (a.mark || fmtEval(a))) {
-      span.title = [fmtEval(a) && `eval ${fmtEval(a)}`, a.mark && MARK_NAMES[a.mark],
+      span.title = [fmtEval(a) && `eval ${fmtEval(a)}`, a.tablebase, a.mark && MARK_NAMES[a.mark],
         a.better && `better: ${fmtLine(a.better)}`].filter(Boolean).join("; ");
     }
     span.addEventListener("click", () => onPick(i + 1));
@@ -701,6 +701,7 @@ function drawMoveNote() {
     head.append(" ", nag);
   }
   if (fmtEval(a)) head.append(` — eval ${fmtEval(a)} (White's view)`);
+  if (a.tablebase) head.append(` — ${a.tablebase}`);
   box.appendChild(head);
   if (a.better) {
     const better = document.createElement("div");
