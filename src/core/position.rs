@@ -14,6 +14,13 @@ use super::square::Square;
 use super::variant::{CastleRule, Rules, Variant, VariantKind};
 use super::zobrist::Zobrist;
 
+/// The haberkorn boards (up to this many layers) on which the endgame
+/// tables prove that a king and a rook can never mate a lone king: no
+/// position of the ending is mate (docs/endgames.md; `cubist tb generate
+/// --variant haberkorn --layers N --material KRvK`). Larger boards are not
+/// declared dead until their tables say so.
+pub const HABERKORN_DEAD_ROOK_LAYERS: u8 = 5;
+
 /// The en-passant state after a double step: the squares it passed over (one
 /// or two) and the pawn that may be taken.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -856,12 +863,27 @@ impl Position {
         self.repetitions(2)
     }
 
-    /// Whether only K v K, K+N v K or K+B v K remain.
+    /// Whether no sequence of moves can end in mate any more: the kings
+    /// alone, or a king and one piece against a king where the endgame
+    /// tables prove that no position of that ending is mate (docs/rules.md,
+    /// "Dead material"; docs/endgames.md): a knight or a bishop in both
+    /// games, a rook or a Duke in hdc, a rook in haberkorn on up to
+    /// [`HABERKORN_DEAD_ROOK_LAYERS`] layers.
     pub fn is_dead_material(&self) -> bool {
         let occ = self.occupied();
         match occ.count() {
             2 => true,
-            3 => (self.by_kind[PieceKind::Knight.index()] | self.by_kind[PieceKind::Bishop.index()]).any(),
+            3 => {
+                let has = |k: PieceKind| self.by_kind[k.index()].any();
+                has(PieceKind::Knight)
+                    || has(PieceKind::Bishop)
+                    || match self.variant.kind {
+                        VariantKind::Hdc => has(PieceKind::Rook) || has(PieceKind::Duke),
+                        VariantKind::Haberkorn => {
+                            has(PieceKind::Rook) && self.variant.layers <= HABERKORN_DEAD_ROOK_LAYERS
+                        }
+                    }
+            }
             _ => false,
         }
     }

@@ -378,3 +378,18 @@ fn an_analysis_shows_what_the_tables_say() {
         moves.iter().find(|(m, _)| better.split_whitespace().any(|w| w == m.to_string())).expect("a move in the line");
     assert_eq!(shown.1, Value::Mate(d - 1), "{better}");
 }
+
+#[test]
+fn dead_material_is_what_the_tables_prove_cannot_mate() {
+    // On haberkorn's small boards (seconds each): every one-piece ending but
+    // the queen's has no mate position at all, and exactly those are dead.
+    for layers in [3, 4] {
+        let variant = Variant::haberkorn_from(layers, None, None, false, false).unwrap();
+        for (piece, letter) in [("KQvK", 'Q'), ("KRvK", 'R'), ("KBvK", 'B'), ("KNvK", 'N')] {
+            let m = Material::parse(piece, VariantKind::Haberkorn).unwrap();
+            let mates = Table::generate(VariantKind::Haberkorn, layers, &m).unwrap().stats().longest.is_some();
+            let pos = Position::from_fen(&fen(&[('K', 0), ('k', 63), (letter, 100)], layers, true), variant).unwrap();
+            assert_eq!(pos.is_dead_material(), !mates, "{piece} on {layers} layers");
+        }
+    }
+}
