@@ -19,7 +19,7 @@ use super::zobrist::Zobrist;
 /// position of the ending is mate (docs/endgames.md; `cubist tb generate
 /// --variant haberkorn --layers N --material KRvK`). Larger boards are not
 /// declared dead until their tables say so.
-pub const HABERKORN_DEAD_ROOK_LAYERS: u8 = 5;
+pub const HABERKORN_DEAD_ROOK_LAYERS: u8 = 6;
 
 /// The en-passant state after a double step: the squares it passed over (one
 /// or two) and the pawn that may be taken.
