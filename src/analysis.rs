@@ -439,14 +439,7 @@ fn table_verdict(pos: &Position, tables: &Tablebases) -> Option<Verdict> {
     let value = tables.probe(pos)?.under_fifty_moves(pos.halfmove_clock());
     let after = pos.halfmove_clock().saturating_add(1);
     let best = tables.move_values(pos).and_then(|moves| {
-        // The mover's view of each child: a child lost for its side to move
-        // is a win (sooner better), a draw next, a loss last (later better).
-        let rank = |v: Value| match v.under_fifty_moves(after) {
-            Value::Mate(d) if d % 2 == 0 => i32::from(d),
-            Value::Draw => 1000,
-            Value::Mate(d) => 2000 - i32::from(d),
-            Value::Illegal => 3000,
-        };
+        let rank = |v: Value| v.under_fifty_moves(after).mover_rank();
         moves.into_iter().min_by_key(|&(m, v)| (rank(v), m.to_string())).map(|(m, _)| m.to_string())
     });
     Some(Verdict::Tablebase { value, best })

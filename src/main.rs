@@ -295,15 +295,12 @@ fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
         threads: args.threads.map_or_else(cores, usize::from),
         hash_mb: args.hash as usize,
         annotator: format!("Cubist {} analyse {}", env!("CARGO_PKG_VERSION"), said.join(" ")),
-        tablebases: match &args.tb {
-            None => cubist::tb::Tablebases::default(),
-            Some(dir) => {
-                let loaded = cubist::tb::Tablebases::load_dir(dir).map_err(|e| format!("--tb: {e}"))?;
-                for refused in &loaded.refused {
-                    note(&format!("warning: --tb: left out {refused}"));
-                }
-                loaded.tablebases
+        tablebases: {
+            let loaded = cubist::tb::Tablebases::load_dir(args.tb.as_deref()).map_err(|e| format!("--tb: {e}"))?;
+            for refused in &loaded.refused {
+                note(&format!("warning: --tb: left out {refused}"));
             }
+            loaded.tablebases
         },
     };
     let summary = run(&cfg, std::io::IsTerminal::is_terminal(&std::io::stderr())).map_err(|e| e.to_string())?;
@@ -478,7 +475,7 @@ fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
     let pos = Position::from_fen(&args.fen, Variant::standard(args.variant)).map_err(|e| format!("bad FEN: {e}"))?;
     let (kind, layers) = (pos.variant().kind, pos.variant().layers);
     let material = Material::of_position(&pos).map_err(|e| e.to_string())?;
-    let loaded = Tablebases::load_dir(&args.path).map_err(|e| e.to_string())?;
+    let loaded = Tablebases::load_dir(Some(&args.path)).map_err(|e| e.to_string())?;
     for refused in &loaded.refused {
         eprintln!("warning: left out {refused}");
     }
@@ -493,19 +490,8 @@ fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
         ));
     };
     emit(&format!("{material}: {value}\n"));
-    let mut rows: Vec<(u8, String, Value)> = moves
-        .into_iter()
-        .map(|(m, v)| {
-            // The mover's view: a child lost for its side to move is a winning move, the quickest first.
-            let rank = match v {
-                Value::Mate(d) if d % 2 == 0 => d,
-                Value::Draw => 128,
-                Value::Mate(d) => 255 - d,
-                Value::Illegal => 255,
-            };
-            (rank, m.to_string(), v)
-        })
-        .collect();
+    let mut rows: Vec<(u16, String, Value)> =
+        moves.into_iter().map(|(m, v)| (v.mover_rank(), m.to_string(), v)).collect();
     rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     for (_, text, v) in rows {
         let after = match v {

@@ -28,13 +28,13 @@ pub struct Played {
 }
 
 /// Counts consecutive scores for resign and draw adjudication.
-struct Adjudicator {
-    rules: Adjudication,
+struct Adjudicator<'a> {
+    rules: &'a Adjudication,
     losing: [u32; 2],
     drawish: u32,
 }
 
-impl Adjudicator {
+impl Adjudicator<'_> {
     /// Records the score the mover reported with its move; returns an adjudicated end.
     fn after_move(&mut self, mover: usize, score: Option<EngineScore>, fullmove: u32) -> Option<(usize, Termination)> {
         let cp = score.map(EngineScore::centipawns);
@@ -153,7 +153,7 @@ pub fn play_game(
     };
     let mut pos = start.clone();
     let mut clocks = specs.map(|s| Clock::new(&s.limit, s.timemargin));
-    let mut adjudicator = Adjudicator { rules: rules.clone(), losing: [0; 2], drawish: 0 };
+    let mut adjudicator = Adjudicator { rules, losing: [0; 2], drawish: 0 };
     // The state of the position on the board, computed once per ply (it generates the legal moves).
     let mut state = pos.game_state();
     loop {
@@ -229,13 +229,13 @@ mod tests {
             maxmoves: None,
             tb: None,
         };
-        let mut a = Adjudicator { rules: rules.clone(), losing: [0; 2], drawish: 0 };
+        let mut a = Adjudicator { rules: &rules, losing: [0; 2], drawish: 0 };
         assert_eq!(a.after_move(0, Some(EngineScore::Cp(-600)), 1), None);
         assert_eq!(a.after_move(1, Some(EngineScore::Cp(600)), 2), None);
         assert_eq!(a.after_move(0, Some(EngineScore::Cp(-400)), 2), None, "the run is broken");
         assert_eq!(a.after_move(0, Some(EngineScore::Mate(-3)), 3), None);
         assert_eq!(a.after_move(0, Some(EngineScore::Cp(-900)), 4), Some((0, Termination::Resign)));
-        let mut d = Adjudicator { rules, losing: [0; 2], drawish: 0 };
+        let mut d = Adjudicator { rules: &rules, losing: [0; 2], drawish: 0 };
         assert_eq!(d.after_move(0, Some(EngineScore::Cp(0)), 9), None, "before movenumber");
         assert_eq!(d.after_move(1, Some(EngineScore::Cp(0)), 10), None);
         assert_eq!(d.after_move(0, Some(EngineScore::Cp(3)), 10), None);

@@ -205,10 +205,7 @@ fn play(
 /// The endgame tables `--tb` names (none without it): a folder that cannot
 /// be listed stops the match before it starts.
 fn adjudication_tables(cfg: &MatchConfig) -> Result<Loaded, ArenaError> {
-    match &cfg.adjudication.tb {
-        None => Ok(Loaded { tablebases: Tablebases::default(), refused: Vec::new() }),
-        Some(dir) => Tablebases::load_dir(dir).map_err(|e| ConfigError::Conflict(format!("--tb: {e}")).into()),
-    }
+    Tablebases::load_dir(cfg.adjudication.tb.as_deref()).map_err(|e| ConfigError::Conflict(format!("--tb: {e}")).into())
 }
 
 /// Every engine must start, answer `uci` and take its options before games are scheduled.

@@ -160,19 +160,14 @@ impl GuiOptions {
         if self.request_timeout == 0 {
             return Err(GuiError::BadRequest("--request-timeout must be at least 1 second".into()));
         }
-        let tablebases = match &self.tb {
-            None => Tablebases::default(),
-            Some(dir) => {
-                let loaded = Tablebases::load_dir(dir).map_err(|e| GuiError::BadRequest(format!("--tb: {e}")))?;
-                for refused in &loaded.refused {
-                    eprintln!("warning: --tb: left out {refused}");
-                }
-                loaded.tablebases
-            }
-        };
+        let loaded =
+            Tablebases::load_dir(self.tb.as_deref()).map_err(|e| GuiError::BadRequest(format!("--tb: {e}")))?;
+        for refused in &loaded.refused {
+            eprintln!("warning: --tb: left out {refused}");
+        }
         Ok(GuiConfig {
             host: self.host.clone(),
-            tablebases,
+            tablebases: loaded.tablebases,
             max_games: self.max_games,
             max_engines: self.max_engines,
             max_hash: self.max_hash,

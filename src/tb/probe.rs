@@ -35,7 +35,8 @@ pub struct Tablebases {
     max_pieces: usize,
 }
 
-/// What loading the tables of a path found.
+/// What loading the tables of a path found (the default: no tables, nothing refused).
+#[derive(Default)]
 pub struct Loaded {
     /// The tables that loaded.
     pub tablebases: Tablebases,
@@ -104,12 +105,12 @@ impl Tablebases {
         if pos.occupied().count() as usize > self.max_pieces || pos.castling_rights() != 0 {
             return None;
         }
-        let material = Material::of_position(pos).ok()?;
         let v = pos.variant();
-        if let Some(t) = self.tables.get(&(v.kind, v.layers, material.clone())) {
+        let key = (v.kind, v.layers, Material::of_position(pos).ok()?);
+        if let Some(t) = self.tables.get(&key) {
             return Some((t, false));
         }
-        self.tables.get(&(v.kind, v.layers, material.swapped())).map(|t| (t.as_ref(), true))
+        self.tables.get(&(v.kind, v.layers, key.2.swapped())).map(|t| (t.as_ref(), true))
     }
 
     /// The value of `pos` for its side to move, if a loaded table holds it
@@ -141,9 +142,10 @@ impl Tablebases {
         names
     }
 
-    /// [`Tablebases::load`] of the one folder `dir`.
-    pub fn load_dir(dir: &Path) -> Result<Loaded, TablebaseError> {
-        Tablebases::load_dirs([dir.to_path_buf()])
+    /// [`Tablebases::load`] of the one folder `dir`, if one is given (a
+    /// tool's `--tb DIR`); none without it.
+    pub fn load_dir(dir: Option<&Path>) -> Result<Loaded, TablebaseError> {
+        Tablebases::load_dirs(dir.map(Path::to_path_buf))
     }
 }
 

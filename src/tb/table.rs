@@ -59,6 +59,18 @@ impl Value {
         }
     }
 
+    /// How good a move to a position of this value is for the mover, lower
+    /// better: a win (the position lost for its side to move), the quickest
+    /// first; then a draw; then a loss, the longest first; no legal position last.
+    pub fn mover_rank(self) -> u16 {
+        match self {
+            Value::Mate(d) if d % 2 == 0 => u16::from(d),
+            Value::Draw => 256,
+            Value::Mate(d) => 512 - u16::from(d),
+            Value::Illegal => 1024,
+        }
+    }
+
     /// Whether the side to move loses.
     pub fn is_loss(self) -> bool {
         matches!(self, Value::Mate(d) if d.is_multiple_of(2))

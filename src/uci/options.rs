@@ -467,7 +467,7 @@ impl Options {
     fn set_tablebase_path(&mut self, value: Value) -> Result<Effect, OptionError> {
         let Value::Text(path) = &value else { return Err(OptionError::MissingValue("TablebasePath")) };
         let loaded = if path.trim() == NO_TABLES {
-            Loaded { tablebases: Tablebases::default(), refused: Vec::new() }
+            Loaded::default()
         } else {
             Tablebases::load(path).map_err(|e| OptionError::TablebasePath(e.to_string()))?
         };

@@ -246,6 +246,9 @@ fn the_fifty_move_rule_draws_mates_that_come_too_late() {
     assert_eq!(Value::Mate(8).under_fifty_moves(93), Value::Draw);
     assert_eq!(Value::Mate(0).under_fifty_moves(100), Value::Mate(0));
     assert_eq!(Value::Draw.under_fifty_moves(0), Value::Draw);
+    // For the mover: quick wins, slow wins, draws, slow losses, quick losses, nothing.
+    let order = [Value::Mate(0), Value::Mate(20), Value::Draw, Value::Mate(21), Value::Mate(1), Value::Illegal];
+    assert!(order.windows(2).all(|w| w[0].mover_rank() < w[1].mover_rank()));
 }
 
 /// The infos and best move of a search of `pos` to `depth` with `tablebases`.
