@@ -436,12 +436,19 @@ pub fn verdict(engine: &mut Engine, pos: &Position, limits: &Limits, tables: &Ta
 /// The tables' verdict on `pos` (the fifty-move rule applied), with the
 /// best move by them: the quickest win, a draw, else the longest defence.
 fn table_verdict(pos: &Position, tables: &Tablebases) -> Option<Verdict> {
-    let value = tables.probe(pos)?.under_fifty_moves(pos.halfmove_clock());
-    let after = pos.halfmove_clock().saturating_add(1);
-    let best = tables.move_values(pos).and_then(|moves| {
-        let rank = |v: Value| v.under_fifty_moves(after).mover_rank();
-        moves.into_iter().min_by_key(|&(m, v)| (rank(v), m.to_string())).map(|(m, _)| m.to_string())
-    });
+    let value = tables.probe_at_clock(pos)?;
+    let mut child = pos.clone();
+    let best = pos
+        .legal_moves()
+        .iter()
+        .filter_map(|&m| {
+            let undo = child.make(m);
+            let after = tables.probe_at_clock(&child);
+            child.unmake(m, &undo);
+            Some((after?.mover_rank(), m.to_string()))
+        })
+        .min()
+        .map(|(_, m)| m);
     Some(Verdict::Tablebase { value, best })
 }
 

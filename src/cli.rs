@@ -117,13 +117,14 @@ pub struct TbGenerateCli {
     /// Haberkorn's layers (3 to 8; hdc has 8).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(3..=8))]
     pub layers: u8,
-    /// The endings, as KQvK, comma-separated (default: every pawnless ending of three pieces).
+    /// The endings, as KQvK, comma-separated (default: every ending of three pieces, KPvK last).
     #[arg(long, value_delimiter = ',')]
     pub material: Vec<String>,
     /// Check every position of each table against its moves afterwards (see docs/endgames.md).
     #[arg(long)]
     pub verify: bool,
-    /// Write each table into this folder (`hdc-KQvK.cbtb`; protocol.md, "Endgame tables").
+    /// Write each table into this folder (`hdc-KQvK.cbtb`; protocol.md, "Endgame tables"),
+    /// where the tables a pawn's promotions lead to are read from too.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
     /// Threads (default: all cores).

@@ -432,13 +432,15 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
     Ok(())
 }
 
-/// `cubist tb generate`: each ending solved and summed up on stdout.
+/// `cubist tb generate`: each ending solved and summed up on stdout; the
+/// endings a promotion leads to are read from the `--out` folder, where each
+/// table made joins them.
 fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
-    use cubist::tb::{Material, Table};
+    use cubist::tb::{Material, Table, Tablebases};
     let kind = args.variant;
     let layers = if kind == VariantKind::Hdc { 8 } else { args.layers };
     let materials = if args.material.is_empty() {
-        Material::all_pawnless(kind, 3)
+        Material::all(kind, 3)
     } else {
         args.material
             .iter()
@@ -446,15 +448,26 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?
     };
+    let mut known = match &args.out {
+        Some(dir) if dir.is_dir() => {
+            let loaded = Tablebases::load_dir(Some(dir)).map_err(|e| e.to_string())?;
+            for refused in &loaded.refused {
+                eprintln!("warning: left out {refused}");
+            }
+            loaded.tablebases
+        }
+        _ => Tablebases::default(),
+    };
     for material in &materials {
         let start = std::time::Instant::now();
-        let table = Table::generate(kind, layers, material).map_err(|e| format!("{material}: {e}"))?;
+        let outside = |p: &Position| known.probe(p);
+        let table = Table::generate(kind, layers, material, &outside).map_err(|e| format!("{material}: {e}"))?;
         let stats = table.stats();
         emit(&format!("{} {material} on {layers} layers ({:.1} s)\n", kind.name(), start.elapsed().as_secs_f64()));
         emit(&format!("{stats}\n"));
         if args.verify {
             let start = std::time::Instant::now();
-            let checked = table.verify(1).map_err(|e| format!("{material}: the table is wrong: {e}"))?;
+            let checked = table.verify(1, &outside).map_err(|e| format!("{material}: the table is wrong: {e}"))?;
             emit(&format!(
                 "verified: each of the {checked} legal positions agrees with its moves ({:.1} s)\n",
                 start.elapsed().as_secs_f64()
@@ -465,6 +478,7 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
             emit(&format!("written to {}\n", path.display()));
         }
         emit("\n");
+        known.insert(table);
     }
     Ok(())
 }

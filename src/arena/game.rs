@@ -85,7 +85,7 @@ pub fn move_comment(reply: &SearchReply) -> String {
 /// The result the endgame tables give `pos`, as cutechess adjudicates with
 /// Syzygy (the fifty-move rule applied), with the tables' verdict.
 fn tablebase_result(tables: &Tablebases, pos: &Position) -> Option<(GameResult, Value)> {
-    let value = tables.probe(pos)?.under_fifty_moves(pos.halfmove_clock());
+    let value = tables.probe_at_clock(pos)?;
     let mover = side_index(pos.side_to_move());
     let result = match value {
         Value::Mate(d) if d % 2 == 1 => loss(1 - mover),

@@ -303,7 +303,7 @@ impl Searcher<'_> {
         if most == 0 || self.pos.occupied().count() as usize > most {
             return None;
         }
-        let value = tb.probe(&self.pos)?.under_fifty_moves(self.pos.halfmove_clock());
+        let value = tb.probe_at_clock(&self.pos)?;
         self.shared.tb_hits.fetch_add(1, Ordering::Relaxed);
         let score = match value {
             Value::Mate(d) if d % 2 == 1 => -mated_in(ply + d as usize),

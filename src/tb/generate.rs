@@ -7,30 +7,29 @@
 //!
 //! 1. Every canonical position is set up and its legal moves counted. A
 //!    position without moves is mated (distance 0) or stalemated (a draw).
-//!    A capture leaves an ending of fewer pieces, with at most three pieces
-//!    always a king against a king, a draw: a position with a capture can
-//!    never be lost.
+//!    A capture or a promotion leaves the ending: its value comes from the
+//!    table of the ending it leads to ([`Outside`]; a king against a king
+//!    is a draw). A move to a draw there means the position can never be
+//!    lost; a move to a position lost in `e` there is kept as an event at
+//!    distance `e` (a win in `e + 1`), one won in `e` there as an event
+//!    that takes one move off the counter at distance `e`.
 //! 2. Distance by distance: the predecessors of a position lost in `d`
-//!    (the other side's moves taken back, never a capture) win in `d + 1`.
-//!    Each predecessor of a position won in `d` loses one of its counted
-//!    moves; when none is left, every move leads to a position won for the
-//!    opponent and it is lost in `d + 1`. A move to a symmetric image counts
-//!    once: moves are taken back from every distinct image of the won
-//!    position, and only canonical predecessors are counted.
+//!    (the other side's moves taken back, never a capture or a promotion)
+//!    win in `d + 1`. Each predecessor of a position won in `d` loses one
+//!    of its counted moves; when none is left, every move leads to a
+//!    position won for the opponent and it is lost in `d + 1`. A move to a
+//!    symmetric image counts once: moves are taken back from every distinct
+//!    image of the won position, and only canonical predecessors are
+//!    counted. The events of distance `d` count alongside.
 //! 3. Whatever has no distance then is a draw (the side to move can always
 //!    keep away from positions lost for it). The positions of the compact
 //!    index copy their canonical position's value.
 
 use super::layout::{Layout, Squares};
+use super::value::{DRAW, ILLEGAL, MAX_DISTANCE, Value};
+use crate::core::Position;
 use rayon::prelude::*;
 use thiserror::Error;
-
-/// The byte of a draw.
-pub(super) const DRAW: u8 = 0;
-/// The byte of an illegal position.
-pub(super) const ILLEGAL: u8 = 255;
-/// The longest distance a byte holds (plies).
-pub(super) const MAX_DISTANCE: u8 = 253;
 
 /// Why a table could not be generated.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -44,33 +43,64 @@ pub enum GenerateError {
     /// A layer count the game does not have.
     #[error("haberkorn is played on 3 to 8 layers, not {0}")]
     Layers(u8),
+    /// A promotion or capture leads to an ending without a table.
+    #[error("no table for {0}, which a promotion or a capture leads to: generate it first (into the same --out folder)")]
+    Missing(String),
 }
+
+/// Where the values of positions outside the ending come from (the endings
+/// that a promotion or a capture leads to, for the side to move there);
+/// `None` where no table holds the position.
+pub type Outside<'a> = &'a (dyn Fn(&Position) -> Option<Value> + Sync);
+
+/// A move out of the ending whose value waits for its distance: the
+/// position's dense index, and whether it wins (the move leads to a loss)
+/// or takes one move off its counter (the move leads to a win).
+type Event = (u32, bool);
 
 /// A move counter that never runs out: the position has a move to a draw.
 const NEVER_LOST: u8 = 255;
 
-/// Solves `lay`'s ending: the compact index's bytes (see [`super::Value`]).
-pub(super) fn solve(lay: &Layout) -> Result<Vec<u8>, GenerateError> {
+/// Solves `lay`'s ending: the compact index's bytes (see [`Value`]), with
+/// the values of the endings its moves leave it for from `outside`.
+pub(super) fn solve(lay: &Layout, outside: Outside) -> Result<Vec<u8>, GenerateError> {
     let size = 2 * lay.half;
     let mut values = vec![ILLEGAL; size];
     let mut counters = vec![0u8; size];
-    let mated = set_up(lay, &mut values, &mut counters)?;
-    retrograde(lay, mated, &mut values, &mut counters)?;
+    let (mated, events) = set_up(lay, outside, &mut values, &mut counters)?;
+    retrograde(lay, mated, events, &mut values, &mut counters)?;
     drop(counters);
     Ok(compact(lay, &values))
 }
 
-/// Step 1: values and move counters of the canonical positions; returns the mated ones.
-fn set_up(lay: &Layout, values: &mut [u8], counters: &mut [u8]) -> Result<Vec<u32>, GenerateError> {
+/// The value of `child`, a position a capture or a promotion of the ending leads to.
+fn outside_value(child: &Position, outside: Outside) -> Result<Value, GenerateError> {
+    if child.occupied().count() == 2 {
+        return Ok(Value::Draw);
+    }
+    match outside(child) {
+        Some(v) if v != Value::Illegal => Ok(v),
+        _ => Err(GenerateError::Missing(
+            super::Material::of_position(child).map_or_else(|e| e.to_string(), |m| m.to_string()),
+        )),
+    }
+}
+
+/// What step 1 hands on: the mated positions, and the events of each distance.
+type SetUp = (Vec<u32>, Vec<Vec<Event>>);
+
+/// Step 1: values and move counters of the canonical positions; returns the
+/// mated ones and the events of the moves out of the ending.
+fn set_up(lay: &Layout, outside: Outside, values: &mut [u8], counters: &mut [u8]) -> Result<SetUp, GenerateError> {
     let (n, k, block) = (lay.n, lay.k(), lay.block());
-    let parts: Vec<Result<Vec<u32>, GenerateError>> = values
+    let parts: Vec<Result<(Vec<u32>, Vec<(u8, Event)>), GenerateError>> = values
         .par_chunks_mut(block)
         .zip(counters.par_chunks_mut(block))
         .enumerate()
         .map(|(b, (values, counts))| {
-            let mut mated = Vec::new();
+            let (mut mated, mut events) = (Vec::new(), Vec::new());
             if lay.maps.least(b % n) != b % n {
-                return Ok(mated);
+                return Ok((mated, events));
             }
             for rest in 0..block {
                 let (side, squares) = lay.decode(b * block + rest);
@@ -78,68 +108,107 @@ fn set_up(lay: &Layout, values: &mut [u8], counters: &mut [u8]) -> Result<Vec<u3
                     continue;
                 }
                 let Some(pos) = lay.position(side, &squares) else { continue };
+                let index = (b * block + rest) as u32;
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
                     values[rest] = if pos.in_check() { 1 } else { DRAW };
                     if pos.in_check() {
-                        mated.push((b * block + rest) as u32);
+                        mated.push(index);
                     }
                     continue;
                 }
                 values[rest] = DRAW;
-                let captures = moves.iter().any(|m| pos.piece_at(m.to()).is_some());
-                counts[rest] = if captures {
+                let mut never_lost = false;
+                let mut child = pos.clone();
+                for &m in moves.iter() {
+                    if pos.piece_at(m.to()).is_none() && m.promotion_kind().is_none() {
+                        continue;
+                    }
+                    let undo = child.make(m);
+                    let value = outside_value(&child, outside);
+                    child.unmake(m, &undo);
+                    match value? {
+                        Value::Mate(e) => events.push((e, (index, e.is_multiple_of(2)))),
+                        _ => never_lost = true,
+                    }
+                }
+                counts[rest] = if never_lost {
                     NEVER_LOST
                 } else {
                     u8::try_from(moves.len()).ok().filter(|&c| c < NEVER_LOST).ok_or(GenerateError::TooManyMoves)?
                 };
             }
-            Ok(mated)
+            Ok((mated, events))
         })
         .collect();
     let mut mated = Vec::new();
+    let mut events: Vec<Vec<Event>> = Vec::new();
     for part in parts {
-        mated.extend(part?);
+        let (m, e) = part?;
+        mated.extend(m);
+        for (d, event) in e {
+            if events.len() <= d as usize {
+                events.resize(d as usize + 1, Vec::new());
+            }
+            events[d as usize].push(event);
+        }
     }
-    Ok(mated)
+    Ok((mated, events))
 }
 
-/// Step 2: distances grown from the mated positions.
-fn retrograde(lay: &Layout, mated: Vec<u32>, values: &mut [u8], counters: &mut [u8]) -> Result<(), GenerateError> {
+/// Step 2: distances grown from the mated positions and the events.
+fn retrograde(
+    lay: &Layout,
+    mated: Vec<u32>,
+    mut events: Vec<Vec<Event>>,
+    values: &mut [u8],
+    counters: &mut [u8],
+) -> Result<(), GenerateError> {
     let k = lay.k();
     let mut frontier = mated;
     let mut d: u8 = 0;
     let mut preds: Vec<Squares> = Vec::new();
-    while !frontier.is_empty() {
+    while !frontier.is_empty() || (d as usize) < events.len() {
         if d >= MAX_DISTANCE {
             return Err(GenerateError::TooLong);
         }
         let mut next = Vec::new();
+        // A position of this distance for the opponent: a win in one more
+        // (lost there), or one move fewer that does not lose (won there).
+        let mut settle = |i: usize, lost_there: bool, next: &mut Vec<u32>| {
+            if values[i] != DRAW || counters[i] == 0 {
+                return;
+            }
+            if lost_there {
+                values[i] = d + 2;
+                next.push(i as u32);
+            } else if counters[i] != NEVER_LOST {
+                counters[i] -= 1;
+                if counters[i] == 0 {
+                    values[i] = d + 2;
+                    next.push(i as u32);
+                }
+            }
+        };
         for &c in &frontier {
             let (side, squares) = lay.decode(c as usize);
             if d.is_multiple_of(2) {
                 lay.predecessors(side, &squares, |_| true, &mut preds);
                 for q in &preds {
-                    let i = lay.index(1 - side, &lay.maps.canonical(q, k));
-                    if values[i] == DRAW && counters[i] != 0 {
-                        values[i] = d + 2;
-                        next.push(i as u32);
-                    }
+                    settle(lay.index(1 - side, &lay.maps.canonical(q, k)), true, &mut next);
                 }
             } else {
                 for image in lay.maps.images(&squares, k) {
                     lay.predecessors(side, &image, |q| lay.maps.canonical(q, k) == *q, &mut preds);
                     for q in &preds {
-                        let i = lay.index(1 - side, q);
-                        if values[i] == DRAW && counters[i] != NEVER_LOST && counters[i] != 0 {
-                            counters[i] -= 1;
-                            if counters[i] == 0 {
-                                values[i] = d + 2;
-                                next.push(i as u32);
-                            }
-                        }
+                        settle(lay.index(1 - side, q), false, &mut next);
                     }
                 }
+            }
+        }
+        if let Some(due) = events.get_mut(d as usize) {
+            for (i, lost_there) in std::mem::take(due) {
+                settle(i as usize, lost_there, &mut next);
             }
         }
         frontier = next;

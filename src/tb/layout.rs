@@ -34,9 +34,9 @@ pub(super) struct Maps {
 }
 
 impl Maps {
-    fn new(kind: VariantKind, layers: u8) -> Maps {
+    fn new(kind: VariantKind, layers: u8, pawns: bool) -> Maps {
         let n = 64 * layers as usize;
-        let image: Vec<Vec<u16>> = CubeMap::pawnless(kind, layers)
+        let image: Vec<Vec<u16>> = CubeMap::keeping(kind, layers, pawns)
             .iter()
             .map(|m| (0..n).map(|i| m.square(sq(i), layers).index() as u16).collect())
             .collect();
@@ -119,7 +119,7 @@ impl Layout {
             .into_iter()
             .chain(material.pieces().iter().copied())
             .collect();
-        let maps = Maps::new(kind, variant.layers);
+        let maps = Maps::new(kind, variant.layers, material.has_pawns());
         let least: Vec<u16> = (0..n).filter(|&s| maps.least(s) == s).map(|s| s as u16).collect();
         let block_of: Vec<u16> = (0..n)
             .map(|s| least.iter().position(|&l| l as usize == maps.least(s)).expect("a least square") as u16)
@@ -191,14 +191,17 @@ impl Layout {
     /// The squares of `pos`'s pieces in index order, if it holds exactly
     /// this material, or with `swap` exactly this material with the colours
     /// swapped (Black holding White's pieces: the same ending seen from the
-    /// other side, since no pawnless piece moves by its colour).
+    /// other side, since no pawnless piece moves by its colour; with pawns,
+    /// seen with the ranks reversed too, since pawns move by it).
     pub(super) fn squares_of(&self, pos: &Position, swap: bool) -> Option<Squares> {
         let mut squares = [0u16; MAX_PIECES];
         let mut taken = Bitboard::EMPTY;
+        let mirror = swap && self.material.has_pawns();
         for (slot, p) in self.pieces.iter().enumerate() {
             let color = if swap { !p.color } else { p.color };
             let s = (pos.pieces(color, p.kind) - taken).first()?;
             taken.set(s);
+            let s = if mirror { Square::new(s.file(), 7 - s.rank(), s.layer()) } else { s };
             squares[slot] = s.index() as u16;
         }
         (taken == pos.occupied()).then_some(squares)
@@ -227,11 +230,55 @@ impl Layout {
         !self.pieces.iter().zip(squares).any(|(&p, &s)| p.color == mover && self.attacks(p, sq(s as usize), king, occ))
     }
 
+    /// The squares a pawn of `color` on `to` may have stepped from without
+    /// capturing, on the board occupied as `occ` (its own square included):
+    /// a step one rank back (in haberkorn also one layer up or down), and
+    /// onto the rank two on from its start rank, a double step (hdc: along
+    /// the rank; haberkorn: to one of five targets with a free path). The
+    /// mirror of movegen's pawn pushes; the tables' verification checks it
+    /// against them.
+    fn pawn_origins(&self, color: Color, to: Square, occ: Bitboard, out: &mut Vec<Square>) {
+        let rules = self.variant.rules();
+        let layers = self.variant.layers;
+        let f = color.forward() as i8;
+        let back = |s: Square, dz: i8| s.offset(0, -f, -dz, layers);
+        let free = |s: Option<Square>| s.is_some_and(|s| !occ.has(s));
+        for &dz in rules.pawn_push_layers {
+            // No pawn stands on the first or last rank (from_pieces refuses it).
+            if let Some(o) = back(to, dz as i8).filter(|&o| !occ.has(o) && (1..=6).contains(&o.rank())) {
+                out.push(o);
+            }
+        }
+        if i32::from(to.rank()) != i32::from(color.pawn_rank()) + 2 * i32::from(f) {
+            return;
+        }
+        let step = |s: Square, dz: i8| s.offset(0, f, dz, layers);
+        match self.variant.kind {
+            VariantKind::Hdc => {
+                let via = back(to, 0);
+                if let Some(o) = via.and_then(|v| back(v, 0)).filter(|&o| free(via) && !occ.has(o)) {
+                    out.push(o);
+                }
+            }
+            VariantKind::Haberkorn => {
+                // Each double step's layer change and the layer changes of its first step that may lead there.
+                let doubles: [(i8, &[i8]); 5] = [(0, &[0]), (2, &[1]), (-2, &[-1]), (1, &[1, 0]), (-1, &[-1, 0])];
+                for (dz, firsts) in doubles {
+                    let Some(o) = to.offset(0, -2 * f, -dz, layers).filter(|&o| !occ.has(o)) else { continue };
+                    if firsts.iter().any(|&d1| free(step(o, d1))) {
+                        out.push(o);
+                    }
+                }
+            }
+        }
+    }
+
     /// The legal positions from which the side not to move in (`side`,
-    /// `squares`) reaches it with one move that captures nothing, those that
-    /// `keep` accepts: its pieces' moves taken back (every pawnless piece
-    /// moves alike both ways along its lines, so a move taken back is a move
-    /// to an empty square).
+    /// `squares`) reaches it with one move that captures nothing and
+    /// promotes nothing, those that `keep` accepts: its pieces' moves taken
+    /// back (every pawnless piece moves alike both ways along its lines, so
+    /// a move taken back is a move to an empty square; a pawn's step or
+    /// double step is taken back by [`Layout::pawn_origins`]).
     pub(super) fn predecessors(
         &self,
         side: usize,
@@ -250,6 +297,7 @@ impl Layout {
             let from = sq(squares[slot] as usize);
             let mut targets = Vec::new();
             match piece.kind {
+                PieceKind::Pawn => self.pawn_origins(piece.color, from, occ, &mut targets),
                 PieceKind::King => targets.extend(rules.king[from.index()] - occ),
                 PieceKind::Knight => targets.extend(rules.knight[from.index()] - occ),
                 kind => {

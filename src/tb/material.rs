@@ -24,9 +24,6 @@ pub enum MaterialError {
     /// More pieces than the generator handles.
     #[error("material '{0}' has {1} pieces: endings of up to {MAX_PIECES} pieces, kings included, are generated")]
     TooMany(String, usize),
-    /// Pawns: not generated yet.
-    #[error("material '{0}' has pawns: only pawnless endings are generated so far")]
-    Pawns(String),
 }
 
 /// The pieces of an ending besides the kings: White's, then Black's, each
@@ -68,9 +65,6 @@ impl Material {
         if m.piece_count() > MAX_PIECES {
             return Err(MaterialError::TooMany(m.to_string(), m.piece_count()));
         }
-        if m.pieces.iter().any(|p| p.kind == PieceKind::Pawn) {
-            return Err(MaterialError::Pawns(m.to_string()));
-        }
         Ok(m)
     }
 
@@ -104,15 +98,18 @@ impl Material {
         self.pieces.len() + 2
     }
 
-    /// Every pawnless signature of `kind` with exactly `count` pieces (kings
-    /// included), the stronger side White: the set `cubist tb generate --all`
-    /// makes.
-    pub fn all_pawnless(kind: VariantKind, count: usize) -> Vec<Material> {
-        let kinds: Vec<PieceKind> = ORDER
-            .iter()
-            .copied()
-            .filter(|&k| k != PieceKind::Pawn && (k != PieceKind::Duke || kind == VariantKind::Hdc))
-            .collect();
+    /// Whether a pawn is among the pieces (the ranks' direction then matters).
+    pub fn has_pawns(&self) -> bool {
+        self.pieces.iter().any(|p| p.kind == PieceKind::Pawn)
+    }
+
+    /// Every signature of `kind` with exactly `count` pieces (kings
+    /// included), the stronger side White, in an order that makes each
+    /// ending's promotions before it (the pawn's ending last): the set
+    /// `cubist tb generate` makes without `--material`.
+    pub fn all(kind: VariantKind, count: usize) -> Vec<Material> {
+        let kinds: Vec<PieceKind> =
+            ORDER.iter().copied().filter(|&k| k != PieceKind::Duke || kind == VariantKind::Hdc).collect();
         match count {
             2 => vec![Material { pieces: Vec::new() }],
             3 => kinds.iter().map(|&k| Material { pieces: vec![Piece::new(Color::White, k)] }).collect(),
@@ -155,9 +152,11 @@ mod tests {
         assert!(matches!(Material::parse("KXvK", VariantKind::Hdc), Err(MaterialError::Letter('X', _))));
         assert!(matches!(Material::parse("KKvK", VariantKind::Hdc), Err(MaterialError::Letter('K', _))));
         assert!(matches!(Material::parse("KQRvK", VariantKind::Hdc), Err(MaterialError::TooMany(_, 4))));
-        assert!(matches!(Material::parse("KPvK", VariantKind::Hdc), Err(MaterialError::Pawns(_))));
-        let names: Vec<String> = Material::all_pawnless(VariantKind::Hdc, 3).iter().map(|m| m.to_string()).collect();
-        assert_eq!(names, ["KQvK", "KDvK", "KRvK", "KBvK", "KNvK"]);
-        assert_eq!(Material::all_pawnless(VariantKind::Haberkorn, 3).len(), 4);
+        let pawn = Material::parse("KvKP", VariantKind::Hdc).unwrap();
+        assert!(pawn.has_pawns() && !m.has_pawns());
+        assert_eq!(pawn.swapped().to_string(), "KPvK");
+        let names: Vec<String> = Material::all(VariantKind::Hdc, 3).iter().map(|m| m.to_string()).collect();
+        assert_eq!(names, ["KQvK", "KDvK", "KRvK", "KBvK", "KNvK", "KPvK"]);
+        assert_eq!(Material::all(VariantKind::Haberkorn, 3).len(), 5);
     }
 }

@@ -2,8 +2,9 @@
 //! pieces solved by retrograde analysis, so that which 3D endings are won,
 //! and how fast, is known rather than guessed.
 //!
-//! So far: pawnless endings of up to three pieces, kings included, in both
-//! games ([`Material`]), solved in memory ([`Table::generate`]) with the
+//! So far: endings of up to three pieces, kings included, in both games
+//! ([`Material`]; a pawn's ending reads its promotions' values from the
+//! pieces' tables), solved in memory ([`Table::generate`]) with the
 //! board's symmetries ([`cube`]), kept in one byte a position of a compact
 //! index (`layout`), probed by position ([`Table::probe`]), checked against
 //! the rules ([`Table::verify`]), summed up ([`Stats`]: the share of won
@@ -19,8 +20,10 @@ mod layout;
 mod material;
 mod probe;
 mod table;
+mod value;
 
-pub use generate::GenerateError;
+pub use generate::{GenerateError, Outside};
 pub use material::{MAX_PIECES, Material, MaterialError};
 pub use probe::{Loaded, TablebaseError, Tablebases};
-pub use table::{Stats, Table, TableFileError, Value};
+pub use table::{Stats, Table, TableFileError};
+pub use value::Value;

@@ -4,7 +4,7 @@
 
 use super::material::Material;
 use super::table::{Table, TableFileError, Value};
-use crate::core::{Move, Position, VariantKind};
+use crate::core::{Color, Move, PieceKind, Position, VariantKind};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -83,6 +83,12 @@ impl Tablebases {
         self.tables.insert((v.kind, v.layers, table.material().clone()), Arc::new(table));
     }
 
+    /// The loaded table of `material` (as written, not colour-swapped) in
+    /// game `kind` on `layers` layers, if any.
+    pub fn table(&self, kind: VariantKind, layers: u8, material: &Material) -> Option<&Table> {
+        self.tables.get(&(kind, layers, material.clone())).map(Arc::as_ref)
+    }
+
     /// How many tables are loaded.
     pub fn len(&self) -> usize {
         self.tables.len()
@@ -132,7 +138,20 @@ impl Tablebases {
     pub fn move_values(&self, pos: &Position) -> Option<Vec<(Move, Value)>> {
         let (table, swap) = self.table_of(pos)?;
         table.probe_as(pos, swap).filter(|&v| v != Value::Illegal)?;
-        Some(table.move_values_as(pos, swap))
+        Some(table.move_values_as(pos, swap, &|child| self.probe(child)))
+    }
+
+    /// [`Tablebases::probe`] with the fifty-move rule applied at `pos`'s
+    /// clock where that is exact ([`Value::under_fifty_moves`]): in
+    /// pawnless endings. With a pawn the distance runs across the pawn's
+    /// moves, which restart the clock, so the value is left as it is.
+    pub fn probe_at_clock(&self, pos: &Position) -> Option<Value> {
+        let value = self.probe(pos)?;
+        if pos.pieces(Color::White, PieceKind::Pawn).is_empty() && pos.pieces(Color::Black, PieceKind::Pawn).is_empty() {
+            Some(value.under_fifty_moves(pos.halfmove_clock()))
+        } else {
+            Some(value)
+        }
     }
 
     /// The names of the loaded tables, sorted (`hdc-KQvK`, …).

@@ -2,7 +2,8 @@
 //! probed by position, summed up, checked against the rules, and kept in a
 //! file (protocol.md, "Endgame tables").
 
-use super::generate::{DRAW, GenerateError, ILLEGAL, solve};
+use super::generate::{GenerateError, Outside, solve};
+use super::value::{DRAW, ILLEGAL, Value};
 use super::layout::{Layout, Squares};
 use super::material::{Material, MaterialError};
 use crate::core::{Color, Move, Position, Variant, VariantKind};
@@ -16,78 +17,6 @@ use thiserror::Error;
 const MAGIC: &[u8; 8] = b"CUBISTTB";
 /// The file format's version.
 const VERSION: u16 = 1;
-
-/// One position's value in a table: a draw, a distance to mate in plies
-/// (even: the side to move is mated; odd: it mates), or no legal position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
-    /// Neither side can force mate.
-    Draw,
-    /// Mate after this many plies with best play: the side to move mates
-    /// if odd, is mated if even (0: mated now).
-    Mate(u8),
-    /// No legal position (two pieces on one square, the side not to move in check).
-    Illegal,
-}
-
-impl Value {
-    fn from_byte(b: u8) -> Value {
-        match b {
-            DRAW => Value::Draw,
-            ILLEGAL => Value::Illegal,
-            b => Value::Mate(b - 1),
-        }
-    }
-
-    /// Whether the side to move wins.
-    pub fn is_win(self) -> bool {
-        matches!(self, Value::Mate(d) if d % 2 == 1)
-    }
-
-    /// The value under the fifty-move rule, `halfmove` plies after the last
-    /// capture or pawn move: a mate that would come after the rule has
-    /// drawn the game is a draw, whoever it favours. Exact for endings whose
-    /// mates need no capture or pawn move on the way (every pawnless
-    /// three-piece ending: the only capture there leaves a lone king
-    /// against a lone king), since the clock then never restarts and the
-    /// winner can force mate within `n` plies exactly when the distance is
-    /// at most `n`.
-    pub fn under_fifty_moves(self, halfmove: u16) -> Value {
-        match self {
-            Value::Mate(d) if u16::from(d) + halfmove > 100 => Value::Draw,
-            v => v,
-        }
-    }
-
-    /// How good a move to a position of this value is for the mover, lower
-    /// better: a win (the position lost for its side to move), the quickest
-    /// first; then a draw; then a loss, the longest first; no legal position last.
-    pub fn mover_rank(self) -> u16 {
-        match self {
-            Value::Mate(d) if d % 2 == 0 => u16::from(d),
-            Value::Draw => 256,
-            Value::Mate(d) => 512 - u16::from(d),
-            Value::Illegal => 1024,
-        }
-    }
-
-    /// Whether the side to move loses.
-    pub fn is_loss(self) -> bool {
-        matches!(self, Value::Mate(d) if d.is_multiple_of(2))
-    }
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Value::Draw => write!(f, "draw"),
-            Value::Mate(0) => write!(f, "mated"),
-            Value::Mate(d) if d % 2 == 1 => write!(f, "win: mate in {} ({d} plies)", d.div_ceil(2)),
-            Value::Mate(d) => write!(f, "loss: mated in {} ({d} plies)", d / 2),
-            Value::Illegal => write!(f, "illegal"),
-        }
-    }
-}
 
 /// Why a table file could not be read or written.
 #[derive(Debug, Error)]
@@ -128,10 +57,12 @@ pub struct Table {
 
 impl Table {
     /// Solves `material` in game `kind` on `layers` layers (hdc: 8), with
-    /// rayon's threads for the setup and the compact copy.
-    pub fn generate(kind: VariantKind, layers: u8, material: &Material) -> Result<Table, GenerateError> {
+    /// rayon's threads for the setup and the compact copy; the endings its
+    /// promotions and captures lead to (other than a king against a king)
+    /// are read from `outside` (a pawn's ending needs each piece's).
+    pub fn generate(kind: VariantKind, layers: u8, material: &Material, outside: Outside) -> Result<Table, GenerateError> {
         let layout = Layout::new(kind, layers, material).ok_or(GenerateError::Layers(layers))?;
-        let values = solve(&layout)?;
+        let values = solve(&layout, outside)?;
         Ok(Table { layout, values })
     }
 
@@ -254,10 +185,11 @@ impl Table {
     /// one; a mated position at 0, a stalemate a draw; a position with a
     /// move to a loss in `e` won in the least such `e + 1`; otherwise a draw
     /// if a move leads to a draw (a capture leaves a king against a king: a
-    /// draw); otherwise lost in the greatest child's distance plus one.
-    /// Tables that pass are right (by induction on the distance). Returns
-    /// the positions checked, or the first position that fails.
-    pub fn verify(&self, step: usize) -> Result<u64, String> {
+    /// draw; a promotion's value is read from `outside`); otherwise lost in
+    /// the greatest child's distance plus one. Tables that pass are right
+    /// (by induction on the distance, given `outside`'s). Returns the
+    /// positions checked, or the first position that fails.
+    pub fn verify(&self, step: usize, outside: Outside) -> Result<u64, String> {
         let lay = &self.layout;
         let (step, block) = (step.max(1), lay.block());
         let results: Vec<Result<u64, String>> = self
@@ -275,7 +207,7 @@ impl Table {
                         }
                         continue;
                     };
-                    let expected = self.expected(&pos);
+                    let expected = self.expected(&pos, outside);
                     if held != expected {
                         return Err(format!("{}: the table holds {held:?}, its moves say {expected:?}", pos.fen()));
                     }
@@ -288,21 +220,25 @@ impl Table {
     }
 
     /// Each legal move of `pos` (a position of this table) with the value of
-    /// the position it leads to, for the side to move there: a capture
-    /// leaves a king against a king, a draw.
-    pub fn move_values(&self, pos: &Position) -> Vec<(Move, Value)> {
-        self.move_values_as(pos, false)
+    /// the position it leads to, for the side to move there: a king against
+    /// a king is a draw, a position of another ending (after a promotion)
+    /// is read from `outside` ([`Value::Illegal`] where it holds none).
+    pub fn move_values(&self, pos: &Position, outside: Outside) -> Vec<(Move, Value)> {
+        self.move_values_as(pos, false, outside)
     }
 
     /// [`Table::move_values`] of a position that [`Table::probe_as`] reads with `swap`.
-    pub(super) fn move_values_as(&self, pos: &Position, swap: bool) -> Vec<(Move, Value)> {
+    pub(super) fn move_values_as(&self, pos: &Position, swap: bool, outside: Outside) -> Vec<(Move, Value)> {
         let mut child = pos.clone();
         pos.legal_moves()
             .iter()
             .map(|&m| {
-                let capture = pos.piece_at(m.to()).is_some();
                 let undo = child.make(m);
-                let value = if capture { Value::Draw } else { self.probe_as(&child, swap).unwrap_or(Value::Illegal) };
+                let value = if child.occupied().count() == 2 {
+                    Value::Draw
+                } else {
+                    self.probe_as(&child, swap).or_else(|| outside(&child)).unwrap_or(Value::Illegal)
+                };
                 child.unmake(m, &undo);
                 (m, value)
             })
@@ -310,8 +246,8 @@ impl Table {
     }
 
     /// What `pos`'s moves make of it by this table (see [`Table::verify`]).
-    fn expected(&self, pos: &Position) -> Value {
-        let children = self.move_values(pos);
+    fn expected(&self, pos: &Position, outside: Outside) -> Value {
+        let children = self.move_values(pos, outside);
         if children.is_empty() {
             return if pos.in_check() { Value::Mate(0) } else { Value::Draw };
         }

@@ -20,7 +20,7 @@ fn kqk() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         let m = Material::parse("KQvK", VariantKind::Haberkorn).unwrap();
-        Table::generate(VariantKind::Haberkorn, LAYERS, &m).unwrap()
+        Table::generate(VariantKind::Haberkorn, LAYERS, &m, &|_| None).unwrap()
     })
 }
 
@@ -87,7 +87,7 @@ fn random_positions(seed: u64, count: usize) -> Vec<(Placement, bool, Position)>
 fn a_table_agrees_with_the_moves_of_its_positions() {
     let t = kqk();
     // Every position of the compact index, of which every position is a symmetric image.
-    let checked = t.verify(1).unwrap();
+    let checked = t.verify(1, &|_| None).unwrap();
     assert!(checked > 1_000_000, "{checked} positions checked");
     let s = t.stats();
     assert_eq!(s.wins[0], s.positions[0], "White to move always wins");
@@ -145,14 +145,14 @@ fn symmetric_positions_have_the_same_value() {
 #[test]
 fn kings_alone_and_wrong_positions() {
     for (kind, layers) in [(VariantKind::Hdc, 8), (VariantKind::Haberkorn, 5)] {
-        let t = Table::generate(kind, layers, &Material::parse("KvK", kind).unwrap()).unwrap();
+        let t = Table::generate(kind, layers, &Material::parse("KvK", kind).unwrap(), &|_| None).unwrap();
         let s = t.stats();
         assert_eq!((s.wins, s.losses, s.longest), ([0, 0], [0, 0], None), "{kind}: no mate");
         // Two kings on n squares, not touching: the same count with either side to move.
         let n = 64 * layers as u64;
         assert_eq!(s.positions[0], s.positions[1]);
         assert!(s.positions[0] < n * (n - 1) && s.positions[0] > n * (n - 27));
-        assert!(t.verify(1).unwrap() > 0);
+        assert!(t.verify(1, &|_| None).unwrap() > 0);
     }
     // A position of another ending, game or board is not this table's.
     let t = kqk();
@@ -225,7 +225,7 @@ fn tablebases_probe_either_colour_and_leave_out_damaged_files() {
         let swapped: Placement = pieces.iter().map(|&(c, s)| (swap_case(c), s)).collect();
         let other = Position::from_fen(&fen(&swapped, LAYERS, !white), variant).unwrap();
         assert_eq!(tb.probe(&other), Some(value), "{}", other.fen());
-        assert_eq!(sorted(tb.move_values(&other).unwrap()), sorted(kqk().move_values(&pos)));
+        assert_eq!(sorted(tb.move_values(&other).unwrap()), sorted(kqk().move_values(&pos, &|_| None)));
     }
     // Positions no loaded table holds; kings alone are a draw.
     assert_eq!(tb.probe(&Position::start(Variant::haberkorn())), None);
@@ -282,7 +282,7 @@ fn the_search_plays_the_tables_shortest_mate_and_counts_its_hits() {
     assert!(last.tbhits > 0);
     // The move played keeps the shortest mate.
     let best = best.expect("a move");
-    let after = kqk().move_values(&pos).into_iter().find(|(m, _)| *m == best).unwrap().1;
+    let after = kqk().move_values(&pos, &|_| None).into_iter().find(|(m, _)| *m == best).unwrap().1;
     assert_eq!(after, Value::Mate(d - 1), "{best} from {}", pos.fen());
     // Without tables nothing is probed.
     let (infos, _) = search_with_tables(&pos, 3, Tablebases::default());
@@ -341,11 +341,11 @@ fn an_analysis_shows_what_the_tables_say() {
         .find(|(_, white, p)| {
             *white
                 && matches!(kqk().probe(p), Some(Value::Mate(d)) if (7..=15).contains(&d))
-                && kqk().move_values(p).iter().any(|(_, v)| *v == Value::Draw)
+                && kqk().move_values(p, &|_| None).iter().any(|(_, v)| *v == Value::Draw)
         })
         .expect("a White win with a drawing move");
     let Some(Value::Mate(d)) = kqk().probe(&pos) else { unreachable!() };
-    let moves = kqk().move_values(&pos);
+    let moves = kqk().move_values(&pos, &|_| None);
     let (weak, _) = moves.iter().find(|(_, v)| *v == Value::Draw).unwrap();
     let mut after = pos.clone();
     after.make(*weak);
@@ -390,9 +390,107 @@ fn dead_material_is_what_the_tables_prove_cannot_mate() {
         let variant = Variant::haberkorn_from(layers, None, None, false, false).unwrap();
         for (piece, letter) in [("KQvK", 'Q'), ("KRvK", 'R'), ("KBvK", 'B'), ("KNvK", 'N')] {
             let m = Material::parse(piece, VariantKind::Haberkorn).unwrap();
-            let mates = Table::generate(VariantKind::Haberkorn, layers, &m).unwrap().stats().longest.is_some();
+            let mates = Table::generate(VariantKind::Haberkorn, layers, &m, &|_| None).unwrap().stats().longest.is_some();
             let pos = Position::from_fen(&fen(&[('K', 0), ('k', 63), (letter, 100)], layers, true), variant).unwrap();
             assert_eq!(pos.is_dead_material(), !mates, "{piece} on {layers} layers");
         }
+    }
+}
+
+/// Haberkorn's five three-piece endings on 3 layers, generated in
+/// `Material::all`'s order: each piece's, then the pawn's, whose promotions
+/// are read from the others.
+fn three_piece_tables() -> &'static Tablebases {
+    static TABLES: OnceLock<Tablebases> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut tb = Tablebases::default();
+        for m in Material::all(VariantKind::Haberkorn, 3) {
+            let t = Table::generate(VariantKind::Haberkorn, LAYERS, &m, &|p| tb.probe(p)).unwrap();
+            tb.insert(t);
+        }
+        tb
+    })
+}
+
+/// The KPvK table of [`three_piece_tables`].
+fn kpk() -> &'static Table {
+    let m = Material::parse("KPvK", VariantKind::Haberkorn).unwrap();
+    three_piece_tables().table(VariantKind::Haberkorn, LAYERS, &m).unwrap()
+}
+
+/// Random legal KPvK positions on 3 layers (the pawn on ranks 2 to 7).
+fn random_pawn_positions(seed: u64, count: usize) -> Vec<(Placement, bool, Position)> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
+    let n = 64 * LAYERS as usize;
+    let mut out = Vec::new();
+    while out.len() < count {
+        let (k, q) = (rng.random_range(0..n), rng.random_range(0..n));
+        let pawn = rng.random_range(0..LAYERS as usize) * 64 + rng.random_range(1..7) * 8 + rng.random_range(0..8);
+        if k == q || k == pawn || q == pawn {
+            continue;
+        }
+        let pieces = vec![('K', k), ('k', q), ('P', pawn)];
+        let white = rng.random_bool(0.5);
+        if let Ok(pos) = Position::from_fen(&fen(&pieces, LAYERS, white), variant) {
+            out.push((pieces, white, pos));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_pawn_ending_agrees_with_its_moves_and_its_promotions() {
+    let tb = three_piece_tables();
+    assert_eq!(tb.len(), 5);
+    // Every position against its moves, the promotions' values read from the pieces' tables.
+    let checked = kpk().verify(1, &|p| tb.probe(p)).unwrap();
+    assert!(checked > 1_000_000, "{checked} positions checked");
+    let s = kpk().stats();
+    assert_eq!(s.wins[1], 0, "the lone king never wins");
+    assert!(s.wins[0] > s.positions[0] / 2 && s.wins[0] < s.positions[0], "most, not all, are won: {s}");
+    // Without the pieces' tables a pawn's ending cannot be made.
+    let m = Material::parse("KPvK", VariantKind::Haberkorn).unwrap();
+    let missing = Table::generate(VariantKind::Haberkorn, LAYERS, &m, &|_| None).err().unwrap();
+    assert!(missing.to_string().contains("no table for K"), "{missing}");
+    // A pawn about to promote with the defender far away wins by a queen's mate.
+    let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
+    let pos = Position::from_fen(&fen(&[('K', 0), ('k', 64 + 3 * 8 + 7), ('P', 2 * 64 + 6 * 8 + 1)], LAYERS, true), variant)
+        .unwrap();
+    let value = tb.probe(&pos).unwrap();
+    assert!(value.is_win(), "{}: {value}", pos.fen());
+    let moves = tb.move_values(&pos).unwrap();
+    let promotions = moves.iter().filter(|(m, _)| m.promotion_kind().is_some()).count();
+    assert_eq!(promotions, 4 * 2, "queen, rook, bishop, knight on b8-III and on b8-II: {moves:?}");
+    let best = moves.iter().map(|&(_, v)| v.mover_rank()).min().unwrap();
+    assert_eq!(Value::Mate(best as u8 + 1), value, "the best move's value is the position's");
+}
+
+#[test]
+fn pawn_endings_keep_their_symmetries_and_read_either_colour() {
+    let tb = three_piece_tables();
+    let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
+    let maps = CubeMap::with_pawns(VariantKind::Haberkorn, LAYERS);
+    for (pieces, white, pos) in random_pawn_positions(17, 300) {
+        let value = kpk().probe(&pos).unwrap();
+        assert_eq!(tb.probe(&pos), Some(value));
+        for m in &maps {
+            let image: Placement = pieces
+                .iter()
+                .map(|&(c, s)| (c, m.square(cubist::core::Square::from_index(s).unwrap(), LAYERS).index()))
+                .collect();
+            let mapped = Position::from_fen(&fen(&image, LAYERS, white), variant).unwrap();
+            assert_eq!(tb.probe(&mapped), Some(value), "{m:?} of {}", pos.fen());
+        }
+        // Black's pawn going down the ranks, the other side to move: the same ending.
+        let mirrored: Placement = pieces.iter().map(|&(c, s)| (swap_case(c), s - s % 64 + (7 - s % 64 / 8) * 8 + s % 8)).collect();
+        let other = Position::from_fen(&fen(&mirrored, LAYERS, !white), variant).unwrap();
+        assert_eq!(tb.probe(&other), Some(value), "{} mirrors {}", other.fen(), pos.fen());
+        let values = |p: &Position| {
+            let mut v: Vec<u16> = tb.move_values(p).unwrap().iter().map(|(_, v)| v.mover_rank()).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(values(&other), values(&pos), "{}", other.fen());
     }
 }

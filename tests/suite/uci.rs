@@ -779,7 +779,7 @@ fn random_net_file(dir: &Path, game: cubist::VariantKind, name: &str) -> PathBuf
 fn tablebase_path_loads_tables_refuses_missing_folders_and_empty_unloads() {
     let dir = Scratch::new("uci-tablebase-path");
     let m = cubist::tb::Material::parse("KvK", cubist::VariantKind::Haberkorn).unwrap();
-    cubist::tb::Table::generate(cubist::VariantKind::Haberkorn, 3, &m).unwrap().save(&dir).unwrap();
+    cubist::tb::Table::generate(cubist::VariantKind::Haberkorn, 3, &m, &|_| None).unwrap().save(&dir).unwrap();
     std::fs::write(dir.join("half.cbtb"), b"CUBISTTB").unwrap();
     let mut e = Engine::start();
     let out = e.ask(&format!("setoption name TablebasePath value {}", dir.display()));
