@@ -26,6 +26,7 @@
 //!    index copy their canonical position's value.
 
 use super::layout::{Layout, Squares};
+use super::material::Material;
 use super::value::{DRAW, ILLEGAL, MAX_DISTANCE, Value};
 use crate::core::Position;
 use rayon::prelude::*;
@@ -43,8 +44,16 @@ pub enum GenerateError {
     /// A layer count the game does not have.
     #[error("haberkorn is played on 3 to 8 layers, not {0}")]
     Layers(u8),
+    /// More positions than the generator's index and memory hold.
+    #[error(
+        "{0} positions: the generator holds two bytes each in memory and numbers them in 32 bits, \
+         so it makes endings of at most {MAX_DENSE} (four pieces on haberkorn's 3 layers, three on any board)"
+    )]
+    TooLarge(u64),
     /// A promotion or capture leads to an ending without a table.
-    #[error("no table for {0}, which a promotion or a capture leads to: generate it first (into the same --out folder)")]
+    #[error(
+        "no table for {0}, which a promotion or a capture leads to: generate it first (into the same --out folder)"
+    )]
     Missing(String),
 }
 
@@ -61,10 +70,18 @@ type Event = (u32, bool);
 /// A move counter that never runs out: the position has a move to a draw.
 const NEVER_LOST: u8 = 255;
 
+/// The most positions (both sides to move) the generator's dense index
+/// holds: each is numbered in 32 bits, and held in two bytes (5.4 GB for
+/// four pieces on haberkorn's 3 layers, the largest board that fits).
+pub const MAX_DENSE: u64 = u32::MAX as u64;
+
 /// Solves `lay`'s ending: the compact index's bytes (see [`Value`]), with
 /// the values of the endings its moves leave it for from `outside`.
 pub(super) fn solve(lay: &Layout, outside: Outside) -> Result<Vec<u8>, GenerateError> {
     let size = 2 * lay.half;
+    if size as u64 > MAX_DENSE {
+        return Err(GenerateError::TooLarge(size as u64));
+    }
     let mut values = vec![ILLEGAL; size];
     let mut counters = vec![0u8; size];
     let (mated, events) = set_up(lay, outside, &mut values, &mut counters)?;
@@ -81,7 +98,7 @@ fn outside_value(child: &Position, outside: Outside) -> Result<Value, GenerateEr
     match outside(child) {
         Some(v) if v != Value::Illegal => Ok(v),
         _ => Err(GenerateError::Missing(
-            super::Material::of_position(child).map_or_else(|e| e.to_string(), |m| m.to_string()),
+            Material::of_position(child).map_or_else(|e| e.to_string(), |m| m.to_string()),
         )),
     }
 }
@@ -93,7 +110,9 @@ type SetUp = (Vec<u32>, Vec<Vec<Event>>);
 /// mated ones and the events of the moves out of the ending.
 fn set_up(lay: &Layout, outside: Outside, values: &mut [u8], counters: &mut [u8]) -> Result<SetUp, GenerateError> {
     let (n, k, block) = (lay.n, lay.k(), lay.block());
-    let parts: Vec<Result<(Vec<u32>, Vec<(u8, Event)>), GenerateError>> = values
+    // Each block's mated positions and its events with their distances.
+    type Part = (Vec<u32>, Vec<(u8, Event)>);
+    let parts: Vec<Result<Part, GenerateError>> = values
         .par_chunks_mut(block)
         .zip(counters.par_chunks_mut(block))
         .enumerate()

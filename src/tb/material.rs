@@ -7,7 +7,7 @@ use std::fmt;
 use thiserror::Error;
 
 /// The most pieces, kings included, an ending may have here.
-pub const MAX_PIECES: usize = 3;
+pub const MAX_PIECES: usize = 4;
 
 /// Why a material signature was refused.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -151,7 +151,8 @@ mod tests {
         assert!(matches!(Material::parse("QvK", VariantKind::Hdc), Err(MaterialError::Form(_))));
         assert!(matches!(Material::parse("KXvK", VariantKind::Hdc), Err(MaterialError::Letter('X', _))));
         assert!(matches!(Material::parse("KKvK", VariantKind::Hdc), Err(MaterialError::Letter('K', _))));
-        assert!(matches!(Material::parse("KQRvK", VariantKind::Hdc), Err(MaterialError::TooMany(_, 4))));
+        assert!(matches!(Material::parse("KQRBvK", VariantKind::Hdc), Err(MaterialError::TooMany(_, 5))));
+        assert_eq!(Material::parse("KrvKq", VariantKind::Haberkorn).unwrap().to_string(), "KRvKQ");
         let pawn = Material::parse("KvKP", VariantKind::Hdc).unwrap();
         assert!(pawn.has_pawns() && !m.has_pawns());
         assert_eq!(pawn.swapped().to_string(), "KPvK");

@@ -22,7 +22,7 @@ mod probe;
 mod table;
 mod value;
 
-pub use generate::{GenerateError, Outside};
+pub use generate::{GenerateError, MAX_DENSE, Outside};
 pub use material::{MAX_PIECES, Material, MaterialError};
 pub use probe::{Loaded, TablebaseError, Tablebases};
 pub use table::{Stats, Table, TableFileError};

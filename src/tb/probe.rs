@@ -3,7 +3,8 @@
 //! position's game, board and material, either colour holding it.
 
 use super::material::Material;
-use super::table::{Table, TableFileError, Value};
+use super::table::{Table, TableFileError};
+use super::value::Value;
 use crate::core::{Color, Move, PieceKind, Position, VariantKind};
 use std::collections::HashMap;
 use std::fmt;
@@ -142,12 +143,14 @@ impl Tablebases {
     }
 
     /// [`Tablebases::probe`] with the fifty-move rule applied at `pos`'s
-    /// clock where that is exact ([`Value::under_fifty_moves`]): in
-    /// pawnless endings. With a pawn the distance runs across the pawn's
-    /// moves, which restart the clock, so the value is left as it is.
+    /// clock where that is exact ([`Value::under_fifty_moves`]): in the
+    /// pawnless endings of three pieces. With a pawn, or a capture on the
+    /// way (four pieces), the distance runs across moves that restart the
+    /// clock, so the value is left as it is.
     pub fn probe_at_clock(&self, pos: &Position) -> Option<Value> {
         let value = self.probe(pos)?;
-        if pos.pieces(Color::White, PieceKind::Pawn).is_empty() && pos.pieces(Color::Black, PieceKind::Pawn).is_empty() {
+        let pawns = pos.pieces(Color::White, PieceKind::Pawn) | pos.pieces(Color::Black, PieceKind::Pawn);
+        if pawns.is_empty() && pos.occupied().count() <= 3 {
             Some(value.under_fifty_moves(pos.halfmove_clock()))
         } else {
             Some(value)

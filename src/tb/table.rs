@@ -3,9 +3,9 @@
 //! file (protocol.md, "Endgame tables").
 
 use super::generate::{GenerateError, Outside, solve};
-use super::value::{DRAW, ILLEGAL, Value};
 use super::layout::{Layout, Squares};
 use super::material::{Material, MaterialError};
+use super::value::Value;
 use crate::core::{Color, Move, Position, Variant, VariantKind};
 use crate::files::{fnv1a, write_atomically};
 use rayon::prelude::*;
@@ -60,7 +60,12 @@ impl Table {
     /// rayon's threads for the setup and the compact copy; the endings its
     /// promotions and captures lead to (other than a king against a king)
     /// are read from `outside` (a pawn's ending needs each piece's).
-    pub fn generate(kind: VariantKind, layers: u8, material: &Material, outside: Outside) -> Result<Table, GenerateError> {
+    pub fn generate(
+        kind: VariantKind,
+        layers: u8,
+        material: &Material,
+        outside: Outside,
+    ) -> Result<Table, GenerateError> {
         let layout = Layout::new(kind, layers, material).ok_or(GenerateError::Layers(layers))?;
         let values = solve(&layout, outside)?;
         Ok(Table { layout, values })
@@ -184,8 +189,8 @@ impl Table {
     /// against its moves: a legal position exactly where the table has
     /// one; a mated position at 0, a stalemate a draw; a position with a
     /// move to a loss in `e` won in the least such `e + 1`; otherwise a draw
-    /// if a move leads to a draw (a capture leaves a king against a king: a
-    /// draw; a promotion's value is read from `outside`); otherwise lost in
+    /// if a move leads to a draw (a king against a king is a draw; a
+    /// capture's or a promotion's value is read from `outside`); otherwise lost in
     /// the greatest child's distance plus one. Tables that pass are right
     /// (by induction on the distance, given `outside`'s). Returns the
     /// positions checked, or the first position that fails.

@@ -390,7 +390,8 @@ fn dead_material_is_what_the_tables_prove_cannot_mate() {
         let variant = Variant::haberkorn_from(layers, None, None, false, false).unwrap();
         for (piece, letter) in [("KQvK", 'Q'), ("KRvK", 'R'), ("KBvK", 'B'), ("KNvK", 'N')] {
             let m = Material::parse(piece, VariantKind::Haberkorn).unwrap();
-            let mates = Table::generate(VariantKind::Haberkorn, layers, &m, &|_| None).unwrap().stats().longest.is_some();
+            let mates =
+                Table::generate(VariantKind::Haberkorn, layers, &m, &|_| None).unwrap().stats().longest.is_some();
             let pos = Position::from_fen(&fen(&[('K', 0), ('k', 63), (letter, 100)], layers, true), variant).unwrap();
             assert_eq!(pos.is_dead_material(), !mates, "{piece} on {layers} layers");
         }
@@ -455,8 +456,9 @@ fn a_pawn_ending_agrees_with_its_moves_and_its_promotions() {
     assert!(missing.to_string().contains("no table for K"), "{missing}");
     // A pawn about to promote with the defender far away wins by a queen's mate.
     let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
-    let pos = Position::from_fen(&fen(&[('K', 0), ('k', 64 + 3 * 8 + 7), ('P', 2 * 64 + 6 * 8 + 1)], LAYERS, true), variant)
-        .unwrap();
+    let pos =
+        Position::from_fen(&fen(&[('K', 0), ('k', 64 + 3 * 8 + 7), ('P', 2 * 64 + 6 * 8 + 1)], LAYERS, true), variant)
+            .unwrap();
     let value = tb.probe(&pos).unwrap();
     assert!(value.is_win(), "{}: {value}", pos.fen());
     let moves = tb.move_values(&pos).unwrap();
@@ -483,7 +485,8 @@ fn pawn_endings_keep_their_symmetries_and_read_either_colour() {
             assert_eq!(tb.probe(&mapped), Some(value), "{m:?} of {}", pos.fen());
         }
         // Black's pawn going down the ranks, the other side to move: the same ending.
-        let mirrored: Placement = pieces.iter().map(|&(c, s)| (swap_case(c), s - s % 64 + (7 - s % 64 / 8) * 8 + s % 8)).collect();
+        let mirrored: Placement =
+            pieces.iter().map(|&(c, s)| (swap_case(c), s - s % 64 + (7 - s % 64 / 8) * 8 + s % 8)).collect();
         let other = Position::from_fen(&fen(&mirrored, LAYERS, !white), variant).unwrap();
         assert_eq!(tb.probe(&other), Some(value), "{} mirrors {}", other.fen(), pos.fen());
         let values = |p: &Position| {
