@@ -1,7 +1,7 @@
 //! One default for haberkorn's setup layers, whichever door a user comes in
 //! by: the command line, UCI and the data reader build the start positions
 //! of `tests/data/haberkorn_starts.txt` for every layer count, as the rules
-//! library does (the GUI's door is tested in `tests/gui`, the Python
+//! library does (the GUI's door is tested in `tests/suite/gui`, the Python
 //! package's in `python/tests`).
 
 use std::io::Write;

@@ -5,9 +5,11 @@
 //! Run one part by its module's name, for example
 //! `cargo test --release --test suite arena::`.
 //!
-//! Two stay apart: `tests/no_alloc.rs` installs a counting global
-//! allocator, which would count every other test's allocations too, and
-//! `tests/gui/` needs the `gui` feature.
+//! One stays apart: `tests/no_alloc.rs` installs a counting global
+//! allocator, which would count every other test's allocations too. The
+//! GUI's tests (`gui::`) need the `gui` feature (on by default); its
+//! browser tests are ignored unless asked for
+//! (`cargo test --release --test suite -- --ignored gui::`).
 
 mod common;
 
@@ -18,6 +20,8 @@ mod datagen;
 mod fen;
 mod front_doors;
 mod fuzz_uci;
+#[cfg(feature = "gui")]
+mod gui;
 mod import_cycles;
 mod match_resume;
 mod perft_cli;

@@ -10,7 +10,7 @@
 //!
 //! Needs `chromium` and `chromedriver` (Debian: `chromium chromium-driver`),
 //! so it is ignored by default; run it with
-//! `cargo test --release --test gui -- --ignored`. `CHROMEDRIVER` and
+//! `cargo test --release --test suite -- --ignored gui::`. `CHROMEDRIVER` and
 //! `CHROMIUM` name other programs; the screenshot goes to `GUI_SCREENSHOT`
 //! (default `target/gui-browser.png`).
 
