@@ -97,9 +97,9 @@ fn outside_value(child: &Position, outside: Outside) -> Result<Value, GenerateEr
     }
     match outside(child) {
         Some(v) if v != Value::Illegal => Ok(v),
-        _ => Err(GenerateError::Missing(
-            Material::of_position(child).map_or_else(|e| e.to_string(), |m| m.to_string()),
-        )),
+        _ => {
+            Err(GenerateError::Missing(Material::of_position(child).map_or_else(|e| e.to_string(), |m| m.to_string())))
+        }
     }
 }
 

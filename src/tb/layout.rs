@@ -26,6 +26,7 @@ pub(super) fn sq(i: usize) -> Square {
 }
 
 /// The board's maps as square tables.
+#[derive(Clone)]
 pub(super) struct Maps {
     /// `image[m][s]`: map `m`'s image of square `s`.
     image: Vec<Vec<u16>>,
@@ -84,6 +85,7 @@ impl Maps {
 }
 
 /// A table's game, board, ending and index spaces.
+#[derive(Clone)]
 pub(super) struct Layout {
     /// The game, with no castling and no en passant (no table position has either).
     pub(super) variant: Variant,

@@ -48,6 +48,7 @@ pub struct Stats {
 }
 
 /// A solved ending of one game on one board.
+#[derive(Clone)]
 pub struct Table {
     /// What it indexes.
     layout: Layout,
