@@ -123,6 +123,9 @@ pub struct TbGenerateCli {
     /// Check every position of each table against its moves afterwards (see docs/endgames.md).
     #[arg(long)]
     pub verify: bool,
+    /// With --verify, check only every N-th position of the kept index (a sample, for four pieces).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub verify_every: u64,
     /// Write each table into this folder (`hdc-KQvK.cbtb`; protocol.md, "Endgame tables"),
     /// where the tables a pawn's promotions lead to are read from too.
     #[arg(long)]

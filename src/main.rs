@@ -467,11 +467,14 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
         emit(&format!("{stats}\n"));
         if args.verify {
             let start = std::time::Instant::now();
-            let checked = table.verify(1, &outside).map_err(|e| format!("{material}: the table is wrong: {e}"))?;
-            emit(&format!(
-                "verified: each of the {checked} legal positions agrees with its moves ({:.1} s)\n",
-                start.elapsed().as_secs_f64()
-            ));
+            let every = args.verify_every as usize;
+            let checked = table.verify(every, &outside).map_err(|e| format!("{material}: the table is wrong: {e}"))?;
+            let which = if every == 1 {
+                format!("each of the {checked} legal positions agrees with its moves")
+            } else {
+                format!("each of {checked} legal positions (every {every}th kept one) agrees with its moves")
+            };
+            emit(&format!("verified: {which} ({:.1} s)\n", start.elapsed().as_secs_f64()));
         }
         if let Some(dir) = &args.out {
             let path = table.save(dir).map_err(|e| e.to_string())?;

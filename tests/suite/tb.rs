@@ -499,3 +499,27 @@ fn pawn_endings_keep_their_symmetries_and_read_either_colour() {
         assert_eq!(values(&other), values(&pos), "{}", other.fen());
     }
 }
+
+#[test]
+fn the_generator_names_a_missing_table_and_verifies_a_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |material: &str, extra: &[&str]| {
+        std::process::Command::new(crate::common::CUBIST)
+            .args(["tb", "generate", "--variant", "haberkorn", "--layers", "3", "--material", material, "--out"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // A pawn's ending before its pieces' tables: a clear error, no file.
+    let out = run("KPvK", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("no table for K"), "{stderr}");
+    assert!(!dir.path().join("haberkorn3-KPvK.cbtb").exists());
+    // A sample of the kept positions checked.
+    let out = run("KvK", &["--verify", "--verify-every", "7"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && stdout.contains("(every 7th kept one) agrees with its moves"), "{stdout}");
+    let out = run("KvK", &["--verify", "--verify-every", "0"]);
+    assert!(!out.status.success(), "a step of 0 is refused");
+}
