@@ -23,7 +23,7 @@ pub use fen::FenError;
 pub use moves::{Move, MoveFlag, MoveList};
 pub use notation::MoveError;
 pub use piece::{Color, Piece, PieceKind};
-pub use position::{GameState, HABERKORN_DEAD_ROOK_LAYERS, PieceChanges, Position, Undo};
+pub use position::{GameState, PieceChanges, Position, Undo};
 pub use square::Square;
 pub use symmetry::Symmetry;
 pub use variant::{HABERKORN_LAYERS, PerGame, Variant, VariantKind, default_setup_layers};

@@ -14,13 +14,6 @@ use super::square::Square;
 use super::variant::{CastleRule, Rules, Variant, VariantKind};
 use super::zobrist::Zobrist;
 
-/// The haberkorn boards (up to this many layers) on which the endgame
-/// tables prove that a king and a rook can never mate a lone king: no
-/// position of the ending is mate (docs/endgames.md; `cubist tb generate
-/// --variant haberkorn --layers N --material KRvK`). Larger boards are not
-/// declared dead until their tables say so.
-pub const HABERKORN_DEAD_ROOK_LAYERS: u8 = 6;
-
 /// The en-passant state after a double step: the squares it passed over (one
 /// or two) and the pawn that may be taken.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -867,22 +860,15 @@ impl Position {
     /// alone, or a king and one piece against a king where the endgame
     /// tables prove that no position of that ending is mate (docs/rules.md,
     /// "Dead material"; docs/endgames.md): a knight or a bishop in both
-    /// games, a rook or a Duke in hdc, a rook in haberkorn on up to
-    /// [`HABERKORN_DEAD_ROOK_LAYERS`] layers.
+    /// games, a rook in both games (haberkorn on every board from 3 to 8
+    /// layers), a Duke in hdc.
     pub fn is_dead_material(&self) -> bool {
         let occ = self.occupied();
         match occ.count() {
             2 => true,
             3 => {
                 let has = |k: PieceKind| self.by_kind[k.index()].any();
-                has(PieceKind::Knight)
-                    || has(PieceKind::Bishop)
-                    || match self.variant.kind {
-                        VariantKind::Hdc => has(PieceKind::Rook) || has(PieceKind::Duke),
-                        VariantKind::Haberkorn => {
-                            has(PieceKind::Rook) && self.variant.layers <= HABERKORN_DEAD_ROOK_LAYERS
-                        }
-                    }
+                has(PieceKind::Knight) || has(PieceKind::Bishop) || has(PieceKind::Rook) || has(PieceKind::Duke)
             }
             _ => false,
         }

@@ -385,7 +385,8 @@ fn an_analysis_shows_what_the_tables_say() {
 #[test]
 fn dead_material_is_what_the_tables_prove_cannot_mate() {
     // On haberkorn's small boards (seconds each): every one-piece ending but
-    // the queen's has no mate position at all, and exactly those are dead.
+    // the queen's has no mate position at all, and exactly those are dead
+    // (on the larger boards too: docs/endgames.md).
     for layers in [3, 4] {
         let variant = Variant::haberkorn_from(layers, None, None, false, false).unwrap();
         for (piece, letter) in [("KQvK", 'Q'), ("KRvK", 'R'), ("KBvK", 'B'), ("KNvK", 'N')] {
@@ -395,6 +396,13 @@ fn dead_material_is_what_the_tables_prove_cannot_mate() {
             let pos = Position::from_fen(&fen(&[('K', 0), ('k', 63), (letter, 100)], layers, true), variant).unwrap();
             assert_eq!(pos.is_dead_material(), !mates, "{piece} on {layers} layers");
         }
+    }
+    // The rook's ending has no mate on any board up to 8 layers (the tables of
+    // `cubist tb generate --layers 5..8 --material KRvK` say so: too slow here).
+    for layers in 5..=8 {
+        let variant = Variant::haberkorn_from(layers, None, None, false, false).unwrap();
+        let pos = Position::from_fen(&fen(&[('K', 0), ('k', 63), ('R', 100)], layers, true), variant).unwrap();
+        assert!(pos.is_dead_material(), "KRvK on {layers} layers");
     }
 }
 
