@@ -47,6 +47,17 @@ fn note(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
+/// The endgame tables of the folder `dir` (none without it), each file
+/// left out warned of on stderr; `label` (`"--tb: "` or empty) leads the
+/// error and the warnings.
+fn load_tables(dir: Option<&std::path::Path>, label: &str) -> Result<cubist::tb::Tablebases, String> {
+    let loaded = cubist::tb::Tablebases::load_dir(dir).map_err(|e| format!("{label}{e}"))?;
+    for refused in &loaded.refused {
+        note(&format!("warning: {label}left out {refused}"));
+    }
+    Ok(loaded.tablebases)
+}
+
 /// The values of each occurrence of a repeatable option, kept apart.
 fn occurrences(matches: &ArgMatches, id: &str) -> Vec<Vec<String>> {
     matches
@@ -295,13 +306,7 @@ fn run_analyse(args: &cli::AnalyseCli) -> Result<(), String> {
         threads: args.threads.map_or_else(cores, usize::from),
         hash_mb: args.hash as usize,
         annotator: format!("Cubist {} analyse {}", env!("CARGO_PKG_VERSION"), said.join(" ")),
-        tablebases: {
-            let loaded = cubist::tb::Tablebases::load_dir(args.tb.as_deref()).map_err(|e| format!("--tb: {e}"))?;
-            for refused in &loaded.refused {
-                note(&format!("warning: --tb: left out {refused}"));
-            }
-            loaded.tablebases
-        },
+        tablebases: load_tables(args.tb.as_deref(), "--tb: ")?,
     };
     let summary = run(&cfg, std::io::IsTerminal::is_terminal(&std::io::stderr())).map_err(|e| e.to_string())?;
     for (n, why) in &summary.skipped {
@@ -436,7 +441,7 @@ fn run_convert(args: &cli::ConvertCli) -> Result<(), String> {
 /// endings a promotion leads to are read from the `--out` folder, where each
 /// table made joins them.
 fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
-    use cubist::tb::{Material, Table, Tablebases};
+    use cubist::tb::{Material, Table};
     let kind = args.variant;
     let layers = if kind == VariantKind::Hdc { 8 } else { args.layers };
     let materials = if args.material.is_empty() {
@@ -448,16 +453,8 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?
     };
-    let mut known = match &args.out {
-        Some(dir) if dir.is_dir() => {
-            let loaded = Tablebases::load_dir(Some(dir)).map_err(|e| e.to_string())?;
-            for refused in &loaded.refused {
-                eprintln!("warning: left out {refused}");
-            }
-            loaded.tablebases
-        }
-        _ => Tablebases::default(),
-    };
+    // A folder still to be made holds no tables yet.
+    let mut known = load_tables(args.out.as_deref().filter(|dir| dir.is_dir()), "")?;
     for material in &materials {
         let start = std::time::Instant::now();
         let outside = |p: &Position| known.probe(p);
@@ -488,15 +485,11 @@ fn run_tb_generate(args: &cli::TbGenerateCli) -> Result<(), String> {
 
 /// `cubist tb probe`: a position's value and each legal move's, from the table files in `--path`.
 fn run_tb_probe(args: &cli::TbProbeCli) -> Result<(), String> {
-    use cubist::tb::{Material, Table, Tablebases, Value};
+    use cubist::tb::{Material, Table, Value};
     let pos = Position::from_fen(&args.fen, Variant::standard(args.variant)).map_err(|e| format!("bad FEN: {e}"))?;
     let (kind, layers) = (pos.variant().kind, pos.variant().layers);
     let material = Material::of_position(&pos).map_err(|e| e.to_string())?;
-    let loaded = Tablebases::load_dir(Some(&args.path)).map_err(|e| e.to_string())?;
-    for refused in &loaded.refused {
-        eprintln!("warning: left out {refused}");
-    }
-    let tables = loaded.tablebases;
+    let tables = load_tables(Some(&args.path), "")?;
     let (Some(value), Some(moves)) = (tables.probe(&pos), tables.move_values(&pos)) else {
         return Err(format!(
             "{}: no table for {material} in {} (looked for {} or {})",
