@@ -63,24 +63,37 @@ fn fen(pieces: &[(char, usize)], layers: u8, white_to_move: bool) -> String {
 /// Pieces as (FEN letter, square index).
 type Placement = Vec<(char, usize)>;
 
-/// Random legal KQvK positions on 3 layers: (the pieces, White to move?, the position).
-fn random_positions(seed: u64, count: usize) -> Vec<(Placement, bool, Position)> {
+/// Random legal positions on 3 layers of the two kings (anywhere) and a
+/// White `piece` on a square `third` draws: (the pieces, White to move?,
+/// the position).
+fn random_three(
+    seed: u64,
+    count: usize,
+    piece: char,
+    third: impl Fn(&mut StdRng) -> usize,
+) -> Vec<(Placement, bool, Position)> {
     let mut rng = StdRng::seed_from_u64(seed);
     let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
     let n = 64 * LAYERS as usize;
     let mut out = Vec::new();
     while out.len() < count {
-        let squares: Vec<usize> = (0..3).map(|_| rng.random_range(0..n)).collect();
-        if squares[0] == squares[1] || squares[0] == squares[2] || squares[1] == squares[2] {
+        let (k, q) = (rng.random_range(0..n), rng.random_range(0..n));
+        let s = third(&mut rng);
+        if k == q || k == s || q == s {
             continue;
         }
-        let pieces = vec![('K', squares[0]), ('k', squares[1]), ('Q', squares[2])];
+        let pieces = vec![('K', k), ('k', q), (piece, s)];
         let white = rng.random_bool(0.5);
         if let Ok(pos) = Position::from_fen(&fen(&pieces, LAYERS, white), variant) {
             out.push((pieces, white, pos));
         }
     }
     out
+}
+
+/// Random legal KQvK positions on 3 layers.
+fn random_positions(seed: u64, count: usize) -> Vec<(Placement, bool, Position)> {
+    random_three(seed, count, 'Q', |rng| rng.random_range(0..64 * LAYERS as usize))
 }
 
 #[test]
@@ -436,23 +449,9 @@ fn kpk() -> &'static Table {
 
 /// Random legal KPvK positions on 3 layers (the pawn on ranks 2 to 7).
 fn random_pawn_positions(seed: u64, count: usize) -> Vec<(Placement, bool, Position)> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let variant = Variant::haberkorn_from(LAYERS, None, None, false, false).unwrap();
-    let n = 64 * LAYERS as usize;
-    let mut out = Vec::new();
-    while out.len() < count {
-        let (k, q) = (rng.random_range(0..n), rng.random_range(0..n));
-        let pawn = rng.random_range(0..LAYERS as usize) * 64 + rng.random_range(1..7) * 8 + rng.random_range(0..8);
-        if k == q || k == pawn || q == pawn {
-            continue;
-        }
-        let pieces = vec![('K', k), ('k', q), ('P', pawn)];
-        let white = rng.random_bool(0.5);
-        if let Ok(pos) = Position::from_fen(&fen(&pieces, LAYERS, white), variant) {
-            out.push((pieces, white, pos));
-        }
-    }
-    out
+    random_three(seed, count, 'P', |rng| {
+        rng.random_range(0..LAYERS as usize) * 64 + rng.random_range(1..7) * 8 + rng.random_range(0..8)
+    })
 }
 
 #[test]
