@@ -69,16 +69,23 @@ impl Material {
     }
 
     /// The material of `pos`: its pieces besides the kings, as a table
-    /// would hold them (refused like [`Material::parse`] where no table can).
+    /// would hold them (refused past [`MAX_PIECES`], as [`Material::parse`] is).
     pub fn of_position(pos: &Position) -> Result<Material, MaterialError> {
-        let side = |c: Color| -> String {
-            std::iter::once('K')
-                .chain(ORDER.iter().flat_map(|&k| {
-                    std::iter::repeat_n(k.letter().to_ascii_uppercase(), pos.pieces(c, k).count() as usize)
-                }))
-                .collect()
-        };
-        Material::parse(&format!("{}v{}", side(Color::White), side(Color::Black)), pos.variant().kind)
+        // Counted straight into index order (White's first, strongest
+        // first): no text is built, since the generator and the search ask
+        // this for every capture they look up.
+        let mut pieces = Vec::new();
+        for color in [Color::White, Color::Black] {
+            for &k in &ORDER {
+                let n = pos.pieces(color, k).count() as usize;
+                pieces.extend(std::iter::repeat_n(Piece::new(color, k), n));
+            }
+        }
+        let m = Material { pieces };
+        if m.piece_count() > MAX_PIECES {
+            return Err(MaterialError::TooMany(m.to_string(), m.piece_count()));
+        }
+        Ok(m)
     }
 
     /// The same ending with the colours swapped (`KvKQ` for `KQvK`).
@@ -159,5 +166,21 @@ mod tests {
         let names: Vec<String> = Material::all(VariantKind::Hdc, 3).iter().map(|m| m.to_string()).collect();
         assert_eq!(names, ["KQvK", "KDvK", "KRvK", "KBvK", "KNvK", "KPvK"]);
         assert_eq!(Material::all(VariantKind::Haberkorn, 3).len(), 5);
+    }
+
+    #[test]
+    fn a_positions_material_is_counted_in_index_order() {
+        use crate::core::Variant;
+        let variant = Variant::haberkorn_from(3, None, None, false, false).unwrap();
+        let fen = "8/8/8/8/8/8/8/KN5R|8/8/8/8/8/8/8/8|8/8/8/4k3/8/8/8/8 w - - 0 1";
+        let pos = Position::from_fen(fen, variant).unwrap();
+        let m = Material::of_position(&pos).unwrap();
+        assert_eq!(m, Material::parse("KNRvK", VariantKind::Haberkorn).unwrap());
+        assert_eq!(m.to_string(), "KRNvK");
+        let start = Position::start(Variant::haberkorn());
+        assert_eq!(
+            Material::of_position(&start),
+            Err(MaterialError::TooMany("KQRRBBNNPPPPPPPPvKQRRBBNNPPPPPPPP".into(), 32))
+        );
     }
 }
