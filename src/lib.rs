@@ -21,6 +21,9 @@
 //! counts; [`cpu`] the processor check of the binary and the Python
 //! package; [`files`] writing files whole and the FNV-1a checksum.
 
+// No function longer than 120 lines (clippy.toml; docs/design.md).
+#![warn(clippy::too_many_lines)]
+
 pub mod analysis;
 pub mod arena;
 pub mod bench;

@@ -5,6 +5,9 @@
 //! parsed there and run here through one library driver, its output printed
 //! and its error reported.
 
+// No function longer than 120 lines (clippy.toml; docs/design.md).
+#![warn(clippy::too_many_lines)]
+
 mod cli;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
