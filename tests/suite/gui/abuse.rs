@@ -21,12 +21,35 @@ fn raw(addr: SocketAddr, request: &str, secs: u64) -> Option<(u16, String, Strin
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(secs)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(secs))).ok()?;
     stream.write_all(request.as_bytes()).ok()?;
+    // Until the server closes, or as soon as a body of the announced length
+    // is in: a refused upgrade's connection may be kept open a while.
     let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).ok()?;
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if complete(&bytes) {
+            break;
+        }
+    }
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let (head, body) = text.split_once("\r\n\r\n")?;
     let status = head.split_whitespace().nth(1)?.parse().ok()?;
     Some((status, head.to_ascii_lowercase(), body.to_string()))
+}
+
+/// Whether `bytes` hold a whole response whose head gives its body's length.
+fn complete(bytes: &[u8]) -> bool {
+    let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    String::from_utf8_lossy(&bytes[..end])
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .is_some_and(|len| bytes.len() - (end + 4) >= len)
 }
 
 fn get(addr: SocketAddr, path: &str, host: &str, secs: u64) -> Option<(u16, String, String)> {
