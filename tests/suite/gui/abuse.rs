@@ -4,7 +4,7 @@
 //! engine cap, unbounded watchers, records and Hash, the page's headers, and
 //! `GET /` latency while games, analysis and WebSocket clients run.
 
-use super::common::{config, cubist_engine, fake_engine, games_dir, http, wait_for};
+use super::common::{config, cubist_engine, fake_engine, games_dir, http, read_response, wait_for};
 use cubist::core::Variant;
 use cubist::gui::server::{MAX_PLIES, MAX_WATCHERS, start};
 use cubist::record::{GameRecord, GameResult, Termination};
@@ -15,41 +15,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// One raw request on a fresh connection, read to the end within `secs`:
+/// One raw request on a fresh connection, its answer read within `secs`:
 /// the status, the head and the body (`None`: no complete answer in time).
 fn raw(addr: SocketAddr, request: &str, secs: u64) -> Option<(u16, String, String)> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(secs)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(secs))).ok()?;
     stream.write_all(request.as_bytes()).ok()?;
-    // Until the server closes, or as soon as a body of the announced length
-    // is in: a refused upgrade's connection may be kept open a while.
-    let mut bytes = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = stream.read(&mut chunk).ok()?;
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&chunk[..n]);
-        if complete(&bytes) {
-            break;
-        }
-    }
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let status = head.split_whitespace().nth(1)?.parse().ok()?;
-    Some((status, head.to_ascii_lowercase(), body.to_string()))
-}
-
-/// Whether `bytes` hold a whole response whose head gives its body's length.
-fn complete(bytes: &[u8]) -> bool {
-    let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
-    String::from_utf8_lossy(&bytes[..end])
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
-        .is_some_and(|len| bytes.len() - (end + 4) >= len)
+    // By its length: a refused upgrade's connection may be kept open a while.
+    let (status, head, body) = read_response(&mut BufReader::new(stream)).ok()?;
+    (status != 0).then(|| (status, head, String::from_utf8_lossy(&body).into_owned()))
 }
 
 fn get(addr: SocketAddr, path: &str, host: &str, secs: u64) -> Option<(u16, String, String)> {

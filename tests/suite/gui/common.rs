@@ -10,7 +10,7 @@ use cubist::gui::engine::EngineCmd;
 use cubist::gui::server::{Running, start};
 use cubist::record::{GameRecord, GameResult, Mark, MoveNote, Termination};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,45 +32,54 @@ pub fn http_with(addr: SocketAddr, method: &str, path: &str, body: Option<&str>,
         body.len()
     );
     stream.write_all(request.as_bytes()).unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut status_line = String::new();
-    reader.read_line(&mut status_line).unwrap();
-    let status = status_line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let (status, _, raw) = read_response(&mut BufReader::new(stream)).unwrap();
+    (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
+}
+
+/// One HTTP/1.1 response from `reader`: the status code (0 without a status
+/// line), the head (its lines lower-cased) and the body, read by its
+/// `Content-Length` (so a connection the server keeps open is not waited
+/// out), chunked, or to the end.
+pub fn read_response(reader: &mut impl BufRead) -> std::io::Result<(u16, String, Vec<u8>)> {
+    let mut head = String::new();
     let (mut length, mut chunked) = (None, false);
     loop {
         let mut line = String::new();
-        if reader.read_line(&mut line).unwrap() == 0 || line.trim().is_empty() {
+        if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
             break;
         }
+        let line = line.to_ascii_lowercase();
         if let Some((name, value)) = line.split_once(':') {
-            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim().to_ascii_lowercase());
+            let (name, value) = (name.trim(), value.trim());
             if name == "content-length" {
                 length = value.parse::<usize>().ok();
             } else if name == "transfer-encoding" && value.contains("chunked") {
                 chunked = true;
             }
         }
+        head.push_str(&line);
     }
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     let mut raw = Vec::new();
     if chunked {
         loop {
             let mut size = String::new();
-            reader.read_line(&mut size).unwrap();
+            reader.read_line(&mut size)?;
             let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
             if n == 0 {
                 break;
             }
             let mut chunk = vec![0; n + 2];
-            reader.read_exact(&mut chunk).unwrap();
+            reader.read_exact(&mut chunk)?;
             raw.extend_from_slice(&chunk[..n]);
         }
     } else if let Some(n) = length {
         raw.resize(n, 0);
-        reader.read_exact(&mut raw).unwrap();
+        reader.read_exact(&mut raw)?;
     } else {
-        reader.read_to_end(&mut raw).unwrap();
+        reader.read_to_end(&mut raw)?;
     }
-    (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
+    Ok((status, head, raw))
 }
 
 /// The `cubist` binary as the GUI's engine.
