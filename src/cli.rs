@@ -359,7 +359,8 @@ pub struct TrainCli {
     #[arg(long, conflicts_with = "init")]
     pub resume: Option<std::path::PathBuf>,
     /// Start from this network file instead of random weights (fine-tuning, for example
-    /// `nets/hdc.nnue` on new data); its game, hidden layer and residual flag must match.
+    /// `nets/hdc.nnue` on new data); its game and residual flag must match, and a network
+    /// with fewer neurons than --hidden is widened (new neurons start silent).
     #[arg(long, value_name = "NET")]
     pub init: Option<std::path::PathBuf>,
 }

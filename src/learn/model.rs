@@ -133,6 +133,25 @@ impl Model {
         }
     }
 
+    /// The same function with `hidden` neurons (more than today's): the new
+    /// neurons get small random input weights from `seed` and zero output
+    /// weights, so the wider model evaluates every position exactly as this
+    /// one does and training grows the new neurons from there.
+    pub fn widen(&self, hidden: usize, seed: u64) -> Model {
+        let (old, fresh) = (self.hidden, Model::new(hidden, seed, true));
+        assert!(hidden >= old, "a model only widens ({old} → {hidden})");
+        let mut w1 = fresh.w1;
+        for (row, new_row) in self.w1.chunks_exact(old).zip(w1.chunks_exact_mut(hidden)) {
+            new_row[..old].copy_from_slice(row);
+        }
+        let mut b1 = vec![0.0; hidden];
+        b1[..old].copy_from_slice(&self.b1);
+        let mut w2 = vec![0.0; 2 * hidden];
+        w2[..old].copy_from_slice(&self.w2[..old]);
+        w2[hidden..hidden + old].copy_from_slice(&self.w2[old..]);
+        Model { hidden, w1, b1, w2, b2: self.b2, residual: self.residual }
+    }
+
     pub(super) fn params(&mut self) -> [&mut [f32]; 3] {
         [&mut self.w1, &mut self.b1, &mut self.w2]
     }

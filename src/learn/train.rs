@@ -104,9 +104,13 @@ impl Trainer {
         Trainer { model, opt, epoch: 0, k }
     }
 
-    /// A fresh run that starts from `net`'s weights (fine-tuning).
-    pub fn from_network(net: &Network, k: f32) -> Trainer {
-        let model = Model::from_network(net);
+    /// A fresh run that starts from `net`'s weights (fine-tuning), widened
+    /// to `hidden` neurons where the network has fewer ([`Model::widen`]).
+    pub fn from_network(net: &Network, k: f32, hidden: usize, seed: u64) -> Trainer {
+        let mut model = Model::from_network(net);
+        if hidden > model.hidden {
+            model = model.widen(hidden, seed);
+        }
         let opt = Optimiser::new(&model);
         Trainer { model, opt, epoch: 0, k }
     }
@@ -320,7 +324,12 @@ impl TrainJob {
                 if net.game != self.variant {
                     return Err(LearnError::file(path, format!("a network of {}, not {}", net.game, self.variant)));
                 }
-                (path, Trainer::from_network(&net, fit_k(train)))
+                if net.hidden > self.config.hidden {
+                    let message = format!("a hidden layer of {}, more than --hidden {}", net.hidden, self.config.hidden);
+                    return Err(LearnError::file(path, message));
+                }
+                let t = Trainer::from_network(&net, fit_k(train), self.config.hidden, self.config.seed);
+                (path, t)
             }
             (None, None) => return Ok(Trainer::new(&self.config, fit_k(train))),
         };
@@ -615,10 +624,36 @@ mod tests {
             let (float, int) = (back.evaluate(&s.position), net.evaluate(&s.position) as f32);
             assert!((float - int).abs() <= 3.0, "{float} against {int}");
         }
-        let mut fine = Trainer::from_network(&net, t.k);
+        let mut fine = Trainer::from_network(&net, t.k, cfg.hidden, cfg.seed);
         let before = loss(&fine.model, &data, fine.k, cfg.lambda);
         fine.epoch(&cfg, &data);
         assert!(loss(&fine.model, &data, fine.k, cfg.lambda) < before);
+    }
+
+    #[test]
+    fn a_widened_network_scores_as_before_and_trains_on() {
+        let data = Dataset::new(&samples(300, 7), VariantKind::Haberkorn);
+        let mut cfg = config();
+        cfg.residual = true;
+        let mut t = Trainer::new(&cfg, fit_k(&data));
+        t.epoch(&cfg, &data);
+        let net = t.model.quantise(VariantKind::Haberkorn);
+        let narrow = Model::from_network(&net);
+        let mut wide = Trainer::from_network(&net, t.k, 2 * cfg.hidden, cfg.seed);
+        assert_eq!(wide.model.hidden, 2 * cfg.hidden);
+        assert_ne!(wide.model.w1, Model::from_network(&net).widen(2 * cfg.hidden, cfg.seed + 1).w1, "seeded");
+        for s in samples(50, 8) {
+            let (a, b) = (narrow.evaluate(&s.position), wide.model.evaluate(&s.position));
+            assert!((a - b).abs() < 1e-3, "{a} against {b}");
+        }
+        let mut wide_cfg = cfg.clone();
+        wide_cfg.hidden *= 2;
+        let before = loss(&wide.model, &data, wide.k, cfg.lambda);
+        wide.epoch(&wide_cfg, &data);
+        assert!(loss(&wide.model, &data, wide.k, cfg.lambda) < before);
+        // The new neurons learnt something: their output weights left zero.
+        let h = wide.model.hidden;
+        assert!(wide.model.w2[cfg.hidden..h].iter().any(|&w| w != 0.0));
     }
 
     #[test]
