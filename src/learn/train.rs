@@ -325,7 +325,8 @@ impl TrainJob {
                     return Err(LearnError::file(path, format!("a network of {}, not {}", net.game, self.variant)));
                 }
                 if net.hidden > self.config.hidden {
-                    let message = format!("a hidden layer of {}, more than --hidden {}", net.hidden, self.config.hidden);
+                    let message =
+                        format!("a hidden layer of {}, more than --hidden {}", net.hidden, self.config.hidden);
                     return Err(LearnError::file(path, message));
                 }
                 let t = Trainer::from_network(&net, fit_k(train), self.config.hidden, self.config.seed);

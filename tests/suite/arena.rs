@@ -160,30 +160,14 @@ fn fake_garbage_loses() {
 /// silence, so running them at once costs the machine little and the
 /// suite several seconds less): one [`fault_match`] per `(name, fault,
 /// limits)`, the outcomes in order.
-fn fault_matches(cases: &[(&str, &str, &str)], wrap: bool) -> Vec<Outcome> {
+fn fault_matches(cases: &[(&str, &str, &str, bool)]) -> Vec<Outcome> {
     std::thread::scope(|s| {
         let handles: Vec<_> = cases
             .iter()
-            .map(|&(name, fault, limits)| s.spawn(move || fault_match(name, fault, limits, wrap)))
+            .map(|&(name, fault, limits, wrap)| s.spawn(move || fault_match(name, fault, limits, wrap)))
             .collect();
         handles.into_iter().map(|h| h.join().expect("a fault match")).collect()
     })
-}
-
-#[test]
-fn fake_without_readyok_loses() {
-    // Silent from the start, and (the second) answering three times, then
-    // silent in the middle of the first game.
-    let [silent, mid] = <[Outcome; 2]>::try_from(fault_matches(
-        &[("noready", "--noready", "depth=1"), ("noready-mid", "--noready --ready-answers 3", "depth=1")],
-        false,
-    ))
-    .ok()
-    .expect("two outcomes");
-    assert_fault(&silent, Termination::NoReadyok, true);
-    assert!(silent.records.iter().all(|r| r.moves.is_empty()));
-    assert_fault(&mid, Termination::NoReadyok, true);
-    assert!(!mid.records[0].moves.is_empty());
 }
 
 #[test]
@@ -308,18 +292,26 @@ fn cubist_in_haberkorn_constellations() {
 }
 
 #[test]
-fn wrapped_cubist_faults() {
-    // The silent one waits longest: it runs beside the others.
+fn silent_and_wrapped_faults_lose() {
+    // The fake without `readyok`: silent from the start, and answering
+    // three times, then silent in the middle of the first game. Then a
+    // wrapped Cubist (the fake relays to it) with each fault. The silent
+    // ones wait longest (the ready timeout, twice): all run side by side.
     let cases = [
-        ("w-noready", "--noready --ready-answers 3", "depth=1", Termination::NoReadyok, true),
-        ("w-crash", "--crash-at 3", "depth=1", Termination::Crash, true),
-        ("w-illegal", "--illegal-at 3", "depth=1", Termination::IllegalMove, false),
-        ("w-garbage", "--garbage-at 3", "depth=1", Termination::MalformedMove, false),
+        ("noready", "--noready", "depth=1", Termination::NoReadyok, true, false),
+        ("noready-mid", "--noready --ready-answers 3", "depth=1", Termination::NoReadyok, true, false),
+        ("w-noready", "--noready --ready-answers 3", "depth=1", Termination::NoReadyok, true, true),
+        ("w-crash", "--crash-at 3", "depth=1", Termination::Crash, true, true),
+        ("w-illegal", "--illegal-at 3", "depth=1", Termination::IllegalMove, false, true),
+        ("w-garbage", "--garbage-at 3", "depth=1", Termination::MalformedMove, false, true),
     ];
-    let runs: Vec<(&str, &str, &str)> = cases.iter().map(|c| (c.0, c.1, c.2)).collect();
-    for (o, c) in fault_matches(&runs, true).iter().zip(&cases) {
+    let runs: Vec<(&str, &str, &str, bool)> = cases.iter().map(|c| (c.0, c.1, c.2, c.5)).collect();
+    let outcomes = fault_matches(&runs);
+    for (o, c) in outcomes.iter().zip(&cases) {
         assert_fault(o, c.3, c.4);
     }
+    assert!(outcomes[0].records.iter().all(|r| r.moves.is_empty()), "silent from the start");
+    assert!(!outcomes[1].records[0].moves.is_empty(), "silent in the middle");
     // Timed: alone, so that no other match takes its clock's time.
     let o = fault_match("w-slow", "--slow-at 3 --sleep 1.5", "tc=1+0", true);
     assert_fault(&o, Termination::TimeForfeit, true);
