@@ -450,6 +450,14 @@ pub struct TuneCli {
     /// Carry on from this checkpoint (OUT.ckpt of an interrupted run with the same data and settings).
     #[arg(long)]
     pub resume: Option<std::path::PathBuf>,
+    /// Fit the linear weights beneath this residual network of the game (trained on this
+    /// build's weights): its output is held fixed and added to each position's evaluation.
+    #[arg(long, value_name = "NET", requires = "net_out")]
+    pub under: Option<std::path::PathBuf>,
+    /// With --under: write the network here, marked as trained on the fitted weights (its
+    /// weights unchanged), for the build that includes them.
+    #[arg(long, value_name = "NET", requires = "under")]
+    pub net_out: Option<std::path::PathBuf>,
 }
 
 impl TuneCli {
@@ -462,6 +470,7 @@ impl TuneCli {
             fit: self.fit.clone(),
             out: self.out.clone(),
             resume: self.resume.clone(),
+            under: self.under.clone().zip(self.net_out.clone()),
             command,
             config: TuneConfig {
                 epochs: self.epochs as usize,

@@ -37,7 +37,7 @@
 
 use super::evaluator::Evaluator;
 use super::linear::{self, Linear};
-use super::weights::weights;
+use super::weights::{Weights, weights};
 use crate::core::{Color, Piece, PieceChanges, PieceKind, Position, Square, VariantKind};
 use crate::files::fnv1a;
 use std::path::Path;
@@ -195,10 +195,16 @@ pub struct Network {
 impl Network {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.to_bytes_over(weights(self.game))
+    }
+
+    /// The file's bytes for a build whose linear weights are `linear` (a
+    /// residual network records their fingerprint; `cubist tune --under`).
+    pub fn to_bytes_over(&self, linear: &Weights) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         out.push(self.game.byte());
         out.push(if self.residual { ARCH_RESIDUAL } else { ARCH });
-        let linear = if self.residual { weights(self.game).fingerprint() } else { 0 };
+        let linear = if self.residual { linear.fingerprint() } else { 0 };
         out.extend_from_slice(&linear.to_le_bytes());
         out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
         out.extend_from_slice(&(self.hidden as u32).to_le_bytes());

@@ -17,6 +17,8 @@
 
 use crate::core::{Color, PieceKind, VariantKind};
 use crate::eval::features;
+use crate::eval::linear;
+use crate::eval::nnue::Network;
 use crate::eval::pair::Pair;
 use crate::eval::weights::{GROUPS, Weights, at, weights, weights_name};
 use crate::files::write_atomically;
@@ -87,10 +89,14 @@ pub struct Entry {
     pub result: f64,
     /// The search's score, White's view, in centipawns.
     pub score: f64,
+    /// Added to the evaluation, White's view: a residual network's output,
+    /// held fixed while the linear weights beneath it are fitted (else 0).
+    pub offset: f64,
 }
 
-/// Turns samples of game `kind` into entries (others are left out).
-pub fn prepare(samples: &[Sample], kind: VariantKind) -> Vec<Entry> {
+/// Turns samples of game `kind` into entries (others are left out); with a
+/// residual network, each entry's offset is its output.
+pub fn prepare(samples: &[Sample], kind: VariantKind, under: Option<&Network>) -> Vec<Entry> {
     samples
         .par_iter()
         .filter(|s| s.position.variant().kind == kind)
@@ -104,7 +110,8 @@ pub fn prepare(samples: &[Sample], kind: VariantKind) -> Vec<Entry> {
             }
             let stm = if s.position.side_to_move() == Color::White { 1.0 } else { -1.0 };
             coefficients.push((TEMPO as u32, stm));
-            Entry { coefficients, result: s.result as f64, score: s.score as f64 }
+            let residual = under.map_or(0, |net| net.evaluate(&s.position) - linear::evaluate(&s.position));
+            Entry { coefficients, result: s.result as f64, score: s.score as f64, offset: f64::from(stm) * f64::from(residual) }
         })
         .collect()
 }
@@ -117,7 +124,7 @@ pub fn sigmoid(k: f64, e: f64) -> f64 {
 impl Entry {
     /// The evaluation, White's view, under parameters `p`.
     pub fn eval(&self, p: &[f64]) -> f64 {
-        self.coefficients.iter().map(|&(i, c)| c as f64 * p[i as usize]).sum()
+        self.offset + self.coefficients.iter().map(|&(i, c)| c as f64 * p[i as usize]).sum::<f64>()
     }
 
     /// The target: `lambda` of the result, the rest the search score's expectation.
@@ -364,6 +371,9 @@ pub struct TuneJob {
     pub out: Option<PathBuf>,
     /// A checkpoint to carry on from.
     pub resume: Option<PathBuf>,
+    /// A residual network to fit beneath (its output held fixed), and where
+    /// to write it marked as trained on the fitted weights.
+    pub under: Option<(PathBuf, PathBuf)>,
     /// The command line, recorded in the written source.
     pub command: Vec<String>,
     /// The fit's settings.
@@ -434,8 +444,19 @@ pub fn run(job: &TuneJob, log: &mut dyn Log) -> Result<(), LearnError> {
         None => vec![true; PARAMS],
     };
     let kind = job.variant;
+    let under = match &job.under {
+        Some((path, _)) => {
+            let net = Network::load(path).map_err(|e| LearnError::file(path, e))?;
+            if net.game != kind || !net.residual {
+                return Err(LearnError::file(path, format!("not a residual network of {kind}")));
+            }
+            log.note(&format!("fitting beneath the network {} (its output held fixed)", path.display()));
+            Some(net)
+        }
+        None => None,
+    };
     let samples = read_data(&job.data, log)?;
-    let mut entries = prepare(&samples, kind);
+    let mut entries = prepare(&samples, kind, under.as_ref());
     drop(samples);
     if entries.is_empty() {
         return Err(LearnError::NoPositions(kind));
@@ -486,6 +507,10 @@ pub fn run(job: &TuneJob, log: &mut dyn Log) -> Result<(), LearnError> {
         write_atomically(out, text.as_bytes()).map_err(|e| LearnError::file(out, e))?;
         log.note(&format!("wrote {}", out.display()));
     }
+    if let (Some(net), Some((_, net_out))) = (&under, &job.under) {
+        write_atomically(net_out, &net.to_bytes_over(&tuned)).map_err(|e| LearnError::file(net_out, e))?;
+        log.note(&format!("wrote {} (the network, marked as trained on the fitted weights)", net_out.display()));
+    }
     Ok(())
 }
 
@@ -509,7 +534,7 @@ mod tests {
                     .iter()
                     .map(|&i| (i as u32, ((next() % 7) as f32 - 3.0) * (next() % 101) as f32 / 100.0))
                     .collect();
-                let mut e = Entry { coefficients, result: 0.0, score: 0.0 };
+                let mut e = Entry { coefficients, result: 0.0, score: 0.0, offset: 0.0 };
                 e.result = sigmoid(k, e.eval(&truth.0));
                 e
             })
@@ -624,13 +649,39 @@ mod tests {
             b.make(m);
             b
         }] {
-            let e = prepare(&[Sample { position: pos.clone(), score: 20, result: 1.0 }], VariantKind::Haberkorn);
+            let e = prepare(&[Sample { position: pos.clone(), score: 20, result: 1.0 }], VariantKind::Haberkorn, None);
             assert_eq!(e.len(), 1);
             let stm = evaluate(&pos) as f64;
             let white = if pos.side_to_move() == Color::White { stm } else { -stm };
             // The engine rounds the phase blend down; the fit does not.
             assert!((e[0].eval(&p.0) - white).abs() <= 1.0, "{} vs {white}", e[0].eval(&p.0));
         }
-        assert!(prepare(&[Sample { position: pos, score: 0, result: 0.5 }], VariantKind::Hdc).is_empty());
+        assert!(prepare(&[Sample { position: pos, score: 0, result: 0.5 }], VariantKind::Hdc, None).is_empty());
+    }
+
+    #[test]
+    fn entries_beneath_a_network_evaluate_as_the_network_does() {
+        use crate::core::{Position, Variant};
+        use crate::eval::Networks;
+        use crate::eval::nnue::NetError;
+        let nets = Networks::builtin();
+        let net = nets.get(VariantKind::Hdc).expect("a built-in hdc network");
+        assert!(net.residual);
+        let mut pos = Position::start(Variant::hdc());
+        let p = Params::from_weights(weights(VariantKind::Hdc));
+        for _ in 0..6 {
+            let e = prepare(&[Sample { position: pos.clone(), score: 0, result: 0.5 }], VariantKind::Hdc, Some(net));
+            let stm = net.evaluate(&pos) as f64;
+            let white = if pos.side_to_move() == Color::White { stm } else { -stm };
+            assert!((e[0].eval(&p.0) - white).abs() <= 1.0, "{} vs {white}", e[0].eval(&p.0));
+            let m = pos.legal_moves().into_iter().nth(7).unwrap();
+            pos.make(m);
+        }
+        // Marked for other linear weights, the file is refused by this build;
+        // marked for this build's, it is the network's own file.
+        let mut other = weights(VariantKind::Hdc).clone();
+        other.tempo += 1;
+        assert!(matches!(Network::from_bytes(&net.to_bytes_over(&other)), Err(NetError::Linear { .. })));
+        assert_eq!(net.to_bytes_over(weights(VariantKind::Hdc)), net.to_bytes());
     }
 }
