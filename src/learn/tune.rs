@@ -147,11 +147,27 @@ pub fn loss(entries: &[Entry], k: f64, lambda: f64, p: &Params) -> f64 {
 
 /// The scale `K` that best fits the evaluation under `p` to the targets (golden-section search over 0.05..4).
 pub fn fit_k(entries: &[Entry], lambda: f64, p: &Params) -> f64 {
+    golden_k(|k| loss(entries, k, lambda, p))
+}
+
+/// The scale `K` at which the search's scores best predict the game
+/// results (as `cubist train` fits its K): what the fit uses, since with
+/// the scores in the target a K fitted to the evaluation would shrink
+/// towards 0, where every expected score is ½ and the loss vanishes.
+pub fn fit_k_to_results(entries: &[Entry]) -> f64 {
+    golden_k(|k| {
+        let sum: f64 = entries.par_iter().map(|e| (sigmoid(k, e.score) - e.result).powi(2)).sum();
+        sum / entries.len().max(1) as f64
+    })
+}
+
+/// The minimum of `f` over 0.05..4 by golden-section search.
+fn golden_k(f: impl Fn(f64) -> f64) -> f64 {
     let (mut a, mut b) = (0.05f64, 4.0f64);
     let g = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..60 {
         let (c, d) = (b - g * (b - a), a + g * (b - a));
-        if loss(entries, c, lambda, p) < loss(entries, d, lambda, p) {
+        if f(c) < f(d) {
             b = d;
         } else {
             a = c;
@@ -466,7 +482,7 @@ pub fn run(job: &TuneJob, log: &mut dyn Log) -> Result<(), LearnError> {
     let valid = entries.split_off(entries.len() - held);
     let cfg = job.config;
     let start = Params::from_weights(weights(kind));
-    let k = fit_k(&entries, cfg.lambda, &start);
+    let k = fit_k_to_results(&entries);
     let losses = |p: &Params| {
         let v =
             if valid.is_empty() { String::new() } else { format!("  held out {:.6}", loss(&valid, k, cfg.lambda, p)) };
@@ -616,6 +632,14 @@ mod tests {
         truth.0[10] = -70.0;
         let entries = synthetic(&truth, &used, 1.3);
         let k = fit_k(&entries, 1.0, &truth);
+        assert!((k - 1.3).abs() < 0.02, "{k}");
+        // Scores whose expected results are the results: K is where they were made,
+        // whatever the evaluation (here all zero: fitted to it, K would run to its floor).
+        let scored: Vec<Entry> = entries
+            .iter()
+            .map(|e| Entry { score: e.eval(&truth.0), coefficients: Vec::new(), ..e.clone() })
+            .collect();
+        let k = fit_k_to_results(&scored);
         assert!((k - 1.3).abs() < 0.02, "{k}");
     }
 
