@@ -111,7 +111,12 @@ pub fn prepare(samples: &[Sample], kind: VariantKind, under: Option<&Network>) -
             let stm = if s.position.side_to_move() == Color::White { 1.0 } else { -1.0 };
             coefficients.push((TEMPO as u32, stm));
             let residual = under.map_or(0, |net| net.evaluate(&s.position) - linear::evaluate(&s.position));
-            Entry { coefficients, result: s.result as f64, score: s.score as f64, offset: f64::from(stm) * f64::from(residual) }
+            Entry {
+                coefficients,
+                result: s.result as f64,
+                score: s.score as f64,
+                offset: f64::from(stm) * f64::from(residual),
+            }
         })
         .collect()
 }
@@ -635,10 +640,8 @@ mod tests {
         assert!((k - 1.3).abs() < 0.02, "{k}");
         // Scores whose expected results are the results: K is where they were made,
         // whatever the evaluation (here all zero: fitted to it, K would run to its floor).
-        let scored: Vec<Entry> = entries
-            .iter()
-            .map(|e| Entry { score: e.eval(&truth.0), coefficients: Vec::new(), ..e.clone() })
-            .collect();
+        let scored: Vec<Entry> =
+            entries.iter().map(|e| Entry { score: e.eval(&truth.0), coefficients: Vec::new(), ..e.clone() }).collect();
         let k = fit_k_to_results(&scored);
         assert!((k - 1.3).abs() < 0.02, "{k}");
     }
