@@ -657,7 +657,13 @@ mod tests {
             let knight = PieceKind::Knight.index();
             let files: i32 = (0..4).map(|d| back.w[at::FILE + 4 * knight + d].0).sum();
             assert!(files.abs() <= 2, "{files}");
-            assert_eq!(back, Params::from_weights(&back).to_weights());
+            // Once averaged, the tables stay put; a material value may still
+            // move by the rounding of an average (a centipawn).
+            let again = Params::from_weights(&back).to_weights();
+            assert_eq!(again.w[at::FILE..], back.w[at::FILE..]);
+            for (a, b) in again.w.iter().zip(&back.w) {
+                assert!((a.0 - b.0).abs() <= 1 && (a.1 - b.1).abs() <= 1, "{a:?} against {b:?}");
+            }
         }
     }
 
