@@ -350,7 +350,7 @@ impl Network {
     }
 
     /// The network's own output for `pos` from scratch (no accumulator kept).
-    fn own_output(&self, pos: &Position) -> i32 {
+    pub(crate) fn own_output(&self, pos: &Position) -> i32 {
         let mut acc = vec![0i32; 2 * self.hidden];
         self.refresh(pos, &mut acc);
         self.output(&acc, pos.side_to_move())

@@ -17,7 +17,6 @@
 
 use crate::core::{Color, PieceKind, VariantKind};
 use crate::eval::features;
-use crate::eval::linear;
 use crate::eval::nnue::Network;
 use crate::eval::pair::Pair;
 use crate::eval::weights::{GROUPS, Weights, at, weights, weights_name};
@@ -110,7 +109,7 @@ pub fn prepare(samples: &[Sample], kind: VariantKind, under: Option<&Network>) -
             }
             let stm = if s.position.side_to_move() == Color::White { 1.0 } else { -1.0 };
             coefficients.push((TEMPO as u32, stm));
-            let residual = under.map_or(0, |net| net.evaluate(&s.position) - linear::evaluate(&s.position));
+            let residual = under.map_or(0, |net| net.own_output(&s.position));
             Entry {
                 coefficients,
                 result: s.result as f64,
@@ -148,11 +147,6 @@ pub fn loss(entries: &[Entry], k: f64, lambda: f64, p: &Params) -> f64 {
         })
         .sum();
     sum / entries.len().max(1) as f64
-}
-
-/// The scale `K` that best fits the evaluation under `p` to the targets (golden-section search over 0.05..4).
-pub fn fit_k(entries: &[Entry], lambda: f64, p: &Params) -> f64 {
-    golden_k(|k| loss(entries, k, lambda, p))
 }
 
 /// The scale `K` at which the search's scores best predict the game
@@ -466,18 +460,18 @@ pub fn run(job: &TuneJob, log: &mut dyn Log) -> Result<(), LearnError> {
     };
     let kind = job.variant;
     let under = match &job.under {
-        Some((path, _)) => {
+        Some((path, net_out)) => {
             let net = Network::load(path).map_err(|e| LearnError::file(path, e))?;
             if net.game != kind || !net.residual {
                 return Err(LearnError::file(path, format!("not a residual network of {kind}")));
             }
             log.note(&format!("fitting beneath the network {} (its output held fixed)", path.display()));
-            Some(net)
+            Some((net, net_out))
         }
         None => None,
     };
     let samples = read_data(&job.data, log)?;
-    let mut entries = prepare(&samples, kind, under.as_ref());
+    let mut entries = prepare(&samples, kind, under.as_ref().map(|(net, _)| net));
     drop(samples);
     if entries.is_empty() {
         return Err(LearnError::NoPositions(kind));
@@ -528,7 +522,7 @@ pub fn run(job: &TuneJob, log: &mut dyn Log) -> Result<(), LearnError> {
         write_atomically(out, text.as_bytes()).map_err(|e| LearnError::file(out, e))?;
         log.note(&format!("wrote {}", out.display()));
     }
-    if let (Some(net), Some((_, net_out))) = (&under, &job.under) {
+    if let Some((net, net_out)) = &under {
         write_atomically(net_out, &net.to_bytes_over(&tuned)).map_err(|e| LearnError::file(net_out, e))?;
         log.note(&format!("wrote {} (the network, marked as trained on the fitted weights)", net_out.display()));
     }
@@ -636,7 +630,7 @@ mod tests {
         truth.0[3] = 50.0;
         truth.0[10] = -70.0;
         let entries = synthetic(&truth, &used, 1.3);
-        let k = fit_k(&entries, 1.0, &truth);
+        let k = golden_k(|k| loss(&entries, k, 1.0, &truth));
         assert!((k - 1.3).abs() < 0.02, "{k}");
         // Scores whose expected results are the results: K is where they were made,
         // whatever the evaluation (here all zero: fitted to it, K would run to its floor).

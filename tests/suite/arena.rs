@@ -159,7 +159,7 @@ fn fake_garbage_loses() {
 /// Plays fault matches side by side (each mostly waits out an engine's
 /// silence, so running them at once costs the machine little and the
 /// suite several seconds less): one [`fault_match`] per `(name, fault,
-/// limits)`, the outcomes in order.
+/// limits, wrap)`, the outcomes in order.
 fn fault_matches(cases: &[(&str, &str, &str, bool)]) -> Vec<Outcome> {
     std::thread::scope(|s| {
         let handles: Vec<_> = cases
