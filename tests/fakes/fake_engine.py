@@ -15,7 +15,8 @@ Either way it can inject one fault on its Nth `go` (counted from 1 over the
 life of the process): --crash-at N, --illegal-at N, --garbage-at N,
 --slow-at N (sleep --sleep seconds first); --noready never answers `isready`
 after the first --ready-answers answers; --every repeats the fault on every later
-`go`; --touch FILE appends a line to FILE at start; --error-line writes `info string error: …` before each move;
+`go`; --fault-once FILE injects a fault only while FILE does not exist
+and creates it with the first (an engine restarted after it plays on); --touch FILE appends a line to FILE at start; --error-line writes `info string error: …` before each move;
 --score CP adds an `info ... score cp
 CP` line before each move.
 """
@@ -53,6 +54,7 @@ def main():
     ap.add_argument("--ready-answers", type=int, default=0)
     ap.add_argument("--score", type=int)
     ap.add_argument("--moves", help="a whole game to play, comma-separated")
+    ap.add_argument("--fault-once", help="fault only while this file does not exist; the first fault creates it")
     ap.add_argument("--touch", help="append a line to this file (in the working directory) at each start")
     ap.add_argument("--error-line", action="store_true", help="write 'info string error' before each move")
     ap.add_argument("--wrap", nargs=argparse.REMAINDER)
@@ -66,7 +68,13 @@ def main():
     lock = threading.Lock()
 
     def hit(n, at):
-        return at > 0 and (n == at or (a.every and n > at))
+        if at <= 0 or not (n == at or (a.every and n > at)):
+            return False
+        if a.fault_once:
+            if os.path.exists(a.fault_once):
+                return False
+            open(a.fault_once, "w").close()
+        return True
 
     def fault_move(n, real):
         if hit(n, a.illegal_at):
@@ -124,7 +132,7 @@ def main():
             with lock:
                 pending["go"] += 1
                 n = pending["go"]
-            if n == a.crash_at:
+            if n == a.crash_at and hit(n, a.crash_at):
                 if child:
                     child.kill()
                 os._exit(3)

@@ -283,10 +283,12 @@ fn an_unfinished_game_is_resumed_from_its_record_after_a_restart() {
 #[test]
 fn an_engine_that_crashes_or_hangs_is_reported_and_restarted() {
     let dir = games_dir("crash");
+    let hung = dir.join("hung").display().to_string();
     let engines = vec![
         cubist_engine(),
         fake_engine("crash-at-2", &["--crash-at", "2"]),
-        fake_engine("hang-at-2", &["--slow-at", "2", "--sleep", "30"]),
+        // Hangs once: the process started after it plays on (each hang waits out the grace).
+        fake_engine("hang-at-2", &["--slow-at", "2", "--sleep", "30", "--fault-once", &hung]),
         fake_engine("always-crash", &["--crash-at", "1"]),
     ];
     let srv = server(engines, &dir);
